@@ -1,0 +1,30 @@
+"""Request and response shapes for the authentication endpoints."""
+
+from rest_framework import serializers
+
+from attribution_site.api.fields import StrictCharField, StrictEmailField, StrictSerializer
+
+
+class SignupInput(StrictSerializer):
+    email = StrictEmailField()
+    password = StrictCharField(max_length=256, trim_whitespace=False)
+    name = StrictCharField(max_length=200)
+    company_name = StrictCharField(max_length=200)
+
+
+class LoginInput(StrictSerializer):
+    email = StrictEmailField()
+    password = StrictCharField(max_length=256, trim_whitespace=False)
+
+
+class UserOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    email = serializers.EmailField()
+    name = serializers.CharField()
+    role = serializers.CharField()
+    org_id = serializers.UUIDField(source="organization_id", allow_null=True)
+
+
+class TokenOutput(serializers.Serializer):
+    token = serializers.CharField()
+    user = UserOutput()

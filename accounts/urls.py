@@ -1,0 +1,9 @@
+from django.urls import path
+
+from accounts import views
+
+urlpatterns = [
+    path("auth/signup", views.SignupView.as_view(), name="auth-signup"),
+    path("auth/login", views.LoginView.as_view(), name="auth-login"),
+    path("auth/me", views.MeView.as_view(), name="auth-me"),
+]

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class AppsRegistryConfig(AppConfig):
+    name = "apps_registry"
+    verbose_name = "Apps and API keys"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,63 @@
+"""API key format and hashing (spec: API key). Pure: standard library only.
+
+A key reads `ak_{keyId}_{secret}`. The key id is the record's public identifier; the secret is
+160 random bits, of which only a SHA-256 digest is stored. A slow password hash would add
+nothing: with that much entropy the secret cannot be guessed from its digest, and a fast digest
+keeps the SDK hot path cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+PREFIX = "ak"
+KEY_ID_BYTES = 8  # 16 hex characters
+SECRET_BYTES = 20  # 160 bits
+DISPLAY_CHARS = 12
+
+
+@dataclass(frozen=True)
+class GeneratedKey:
+    key_id: str
+    secret: str
+    full_key: str
+    secret_hash: str
+    key_prefix: str
+
+
+def key_generate() -> GeneratedKey:
+    key_id = secrets.token_hex(KEY_ID_BYTES)
+    secret = secrets.token_urlsafe(SECRET_BYTES)
+    full_key = f"{PREFIX}_{key_id}_{secret}"
+    return GeneratedKey(key_id=key_id, secret=secret, full_key=full_key,
+                        secret_hash=secret_hash(secret), key_prefix=key_display(full_key))
+
+
+def key_parse(full_key: str) -> tuple[str, str] | None:
+    """(key_id, secret) of a well-formed key, else None."""
+    parts = full_key.split("_", 2)
+    if len(parts) != 3 or parts[0] != PREFIX:
+        return None
+    key_id, secret = parts[1], parts[2]
+    if len(key_id) != KEY_ID_BYTES * 2 or not secret or len(secret) > 128:
+        return None
+    try:
+        int(key_id, 16)
+    except ValueError:
+        return None
+    return key_id, secret
+
+
+def secret_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_matches(secret: str, stored_hash: str) -> bool:
+    return hmac.compare_digest(secret_hash(secret), stored_hash)
+
+
+def key_display(full_key: str) -> str:
+    return full_key[: len(PREFIX) + 1 + DISPLAY_CHARS] + "…"

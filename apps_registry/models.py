@@ -1,0 +1,69 @@
+"""Apps and their API keys (spec: App, API key).
+
+An app's store identifier (bundle_id on iOS, package_name on Android, domain on web) is unique
+within an organization and platform; see docs/decisions.md for why not across the service.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+
+class Platform(models.TextChoices):
+    IOS = "ios"
+    ANDROID = "android"
+    WEB = "web"
+
+
+class App(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE,
+                                     related_name="apps")
+    name = models.CharField(max_length=200)
+    platform = models.CharField(max_length=16, choices=Platform.choices)
+    bundle_id = models.CharField(max_length=255, null=True, blank=True)
+    apple_app_id = models.CharField(max_length=32, null=True, blank=True)
+    package_name = models.CharField(max_length=255, null=True, blank=True)
+    domain = models.CharField(max_length=255, null=True, blank=True)
+    app_store_url = models.URLField(max_length=2048, null=True, blank=True)
+    play_store_url = models.URLField(max_length=2048, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "platform", "bundle_id"],
+                                    name="app_unique_bundle_id"),
+            models.UniqueConstraint(fields=["organization", "platform", "package_name"],
+                                    name="app_unique_package_name"),
+            models.UniqueConstraint(fields=["organization", "platform", "domain"],
+                                    name="app_unique_domain"),
+        ]
+        indexes = [models.Index(fields=["organization", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.platform})"
+
+
+class ApiKey(models.Model):
+    id = models.CharField(primary_key=True, max_length=32, editable=False)
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=200, blank=True, default="")
+    key_prefix = models.CharField(max_length=32)
+    secret_hash = models.CharField(max_length=64)
+    permissions = models.JSONField(default=list)
+    rate_limit = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["app", "created_at"])]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return self.key_prefix

@@ -1,0 +1,111 @@
+"""Reads of apps and keys. Other apps use these functions and the plain values they return."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.cache import cache
+from django.db.models import Count, Q, QuerySet
+
+from apps_registry.models import ApiKey, App
+
+KEY_CACHE_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class AppTarget:
+    """What the click redirector needs to know of an app."""
+
+    id: uuid.UUID
+    platform: str
+    app_store_url: str | None
+    play_store_url: str | None
+    domain: str | None
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """A key as the SDK authentication sees it; cached, so plain and picklable."""
+
+    key_id: str
+    app_id: uuid.UUID
+    secret_hash: str
+    permissions: tuple[str, ...]
+    rate_limit: int
+    expires_at: datetime | None
+    revoked: bool
+
+
+def apps_for_organization(*, organization_id: uuid.UUID) -> QuerySet[App]:
+    return App.objects.filter(organization_id=organization_id).order_by("-created_at", "id")
+
+
+def app_for_organization(*, organization_id: uuid.UUID, app_id) -> App | None:
+    """The app if it exists and belongs to the organization; annotated with its key count."""
+    try:
+        app_uuid = app_id if isinstance(app_id, uuid.UUID) else uuid.UUID(str(app_id))
+    except ValueError:
+        return None
+    return (
+        App.objects.filter(id=app_uuid, organization_id=organization_id)
+        .annotate(api_key_count=Count("api_keys", filter=Q(api_keys__revoked_at__isnull=True)))
+        .first()
+    )
+
+
+def app_belongs_to_organization(*, organization_id: uuid.UUID, app_id: uuid.UUID) -> bool:
+    return App.objects.filter(id=app_id, organization_id=organization_id).exists()
+
+
+def app_target(*, app_id: uuid.UUID) -> AppTarget | None:
+    row = (
+        App.objects.filter(id=app_id)
+        .values_list("id", "platform", "app_store_url", "play_store_url", "domain")
+        .first()
+    )
+    return AppTarget(*row) if row else None
+
+
+def api_keys_for_app(*, app_id: uuid.UUID) -> QuerySet[ApiKey]:
+    return ApiKey.objects.filter(app_id=app_id, revoked_at__isnull=True).order_by(
+        "-created_at", "id")
+
+
+def api_key_for_organization(*, organization_id: uuid.UUID, key_id: str) -> ApiKey | None:
+    return ApiKey.objects.filter(
+        id=key_id, app__organization_id=organization_id, revoked_at__isnull=True
+    ).first()
+
+
+def key_cache_name(key_id: str) -> str:
+    return f"apikey:{key_id}"
+
+
+def api_key_record(*, key_id: str) -> KeyRecord | None:
+    """The key by id, through the shared cache; revocation deletes the cached copy."""
+    name = key_cache_name(key_id)
+    try:
+        record = cache.get(name)
+    except Exception:  # noqa: BLE001 - a cache outage falls back to the database
+        record = None
+    if record is not None:
+        return record
+    row = (
+        ApiKey.objects.filter(id=key_id)
+        .values_list("id", "app_id", "secret_hash", "permissions", "rate_limit", "expires_at",
+                     "revoked_at")
+        .first()
+    )
+    if row is None:
+        return None
+    record = KeyRecord(key_id=row[0], app_id=row[1], secret_hash=row[2],
+                       permissions=tuple(row[3]), rate_limit=row[4], expires_at=row[5],
+                       revoked=row[6] is not None)
+    try:
+        # add, not set: a revocation that landed meanwhile wrote its copy and must win.
+        cache.add(name, record, KEY_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001
+        pass
+    return record

@@ -1,0 +1,124 @@
+"""Request and response shapes for apps and API keys."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from apps_registry.models import Platform
+from apps_registry.services import IDENTIFIER_FIELD, UPDATABLE_APP_FIELDS
+from attribution_site.api.fields import (
+    HttpUrlField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictListField,
+    StrictSerializer,
+)
+
+BUNDLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
+PACKAGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
+DOMAIN = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
+                    r"[A-Za-z]{2,63}$")
+APPLE_APP_ID = re.compile(r"^(id)?[0-9]{1,20}$")
+PERMISSIONS = ("read", "write", "admin")
+IMMUTABLE_APP_FIELDS = ("platform", "bundle_id", "apple_app_id", "package_name", "domain")
+
+
+def _pattern_field(pattern: re.Pattern, message: str) -> StrictCharField:
+    return StrictCharField(required=False, allow_null=True, max_length=255, validators=[
+        _matches(pattern, message)])
+
+
+def _matches(pattern: re.Pattern, message: str):
+    def check(value):
+        if value is not None and not pattern.match(value):
+            raise serializers.ValidationError(message)
+    return check
+
+
+class AppCreateInput(StrictSerializer):
+    name = StrictCharField(max_length=200)
+    platform = serializers.ChoiceField(choices=Platform.values, error_messages={
+        "invalid_choice": "Must be one of ios, android, web."})
+    bundle_id = _pattern_field(BUNDLE_ID, "Must look like com.example.app.")
+    apple_app_id = _pattern_field(APPLE_APP_ID, "Must be the numeric App Store id.")
+    package_name = _pattern_field(PACKAGE_NAME, "Must look like com.example.app.")
+    domain = _pattern_field(DOMAIN, "Must be a host name such as app.example.com.")
+    app_store_url = HttpUrlField(required=False, allow_null=True)
+    play_store_url = HttpUrlField(required=False, allow_null=True)
+
+    def validate(self, attrs):
+        field = IDENTIFIER_FIELD[Platform(attrs["platform"])]
+        if not attrs.get(field):
+            raise serializers.ValidationError(
+                {field: [f"This field is required when platform is {attrs['platform']}."]})
+        if attrs.get("apple_app_id", "") and attrs["apple_app_id"].startswith("id"):
+            attrs["apple_app_id"] = attrs["apple_app_id"][2:]
+        if attrs.get("domain"):
+            attrs["domain"] = attrs["domain"].lower()
+        return attrs
+
+
+class AppUpdateInput(StrictSerializer):
+    name = StrictCharField(max_length=200, required=False)
+    app_store_url = HttpUrlField(required=False, allow_null=True)
+    play_store_url = HttpUrlField(required=False, allow_null=True)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            immutable = [name for name in IMMUTABLE_APP_FIELDS if name in data]
+            if immutable:
+                raise serializers.ValidationError({name: [
+                    f"Cannot be changed after creation; only {', '.join(UPDATABLE_APP_FIELDS)} "
+                    "can be updated."] for name in immutable})
+        return super().to_internal_value(data)
+
+
+class AppOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    platform = serializers.CharField()
+    bundle_id = serializers.CharField(allow_null=True)
+    apple_app_id = serializers.CharField(allow_null=True)
+    package_name = serializers.CharField(allow_null=True)
+    domain = serializers.CharField(allow_null=True)
+    app_store_url = serializers.CharField(allow_null=True)
+    play_store_url = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class AppDetailOutput(AppOutput):
+    api_key_count = serializers.IntegerField()
+
+
+class ApiKeyCreateInput(StrictSerializer):
+    name = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+    permissions = StrictListField(
+        child=serializers.ChoiceField(choices=PERMISSIONS, error_messages={
+            "invalid_choice": "Must be one of read, write, admin."}),
+        required=False, allow_empty=False)
+    rate_limit = StrictIntegerField(required=False, min_value=1, max_value=100_000)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+
+    def validate_expires_at(self, value):
+        if value is not None and value <= timezone.now():
+            raise serializers.ValidationError("Must be in the future.")
+        return value
+
+
+class ApiKeyOutput(serializers.Serializer):
+    id = serializers.CharField()
+    key_prefix = serializers.CharField()
+    name = serializers.CharField()
+    permissions = serializers.ListField(child=serializers.CharField())
+    rate_limit = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+
+class ApiKeyCreatedOutput(ApiKeyOutput):
+    full_key = serializers.CharField()

@@ -1,0 +1,89 @@
+"""App and API key endpoints, all scoped to the caller's organization."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from apps_registry import selectors, services
+from apps_registry.serializers import (
+    ApiKeyCreatedOutput,
+    ApiKeyCreateInput,
+    ApiKeyOutput,
+    AppCreateInput,
+    AppDetailOutput,
+    AppOutput,
+    AppUpdateInput,
+)
+from attribution_site.api.exceptions import NotFound
+from attribution_site.api.viewsets import OrganizationScopedView
+
+DELETED = inline_serializer("Deleted", {"success": serializers.BooleanField()})
+
+
+class AppListView(OrganizationScopedView):
+    @extend_schema(responses={200: inline_serializer("AppList", {"apps": AppOutput(many=True)})})
+    def get(self, request):
+        apps = selectors.apps_for_organization(organization_id=self.organization_id)
+        return Response({"apps": AppOutput(apps, many=True).data})
+
+    @extend_schema(request=AppCreateInput,
+                   responses={201: inline_serializer("AppCreated", {"app": AppOutput()})})
+    def post(self, request):
+        payload = AppCreateInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        app = services.app_create(organization_id=self.organization_id,
+                                  **payload.validated_data)
+        return Response({"app": AppOutput(app).data}, status=status.HTTP_201_CREATED)
+
+
+class AppDetailView(OrganizationScopedView):
+    @extend_schema(responses={200: inline_serializer("AppDetail", {"app": AppDetailOutput()})})
+    def get(self, request, app_id):
+        return Response({"app": AppDetailOutput(self.get_app(app_id)).data})
+
+    @extend_schema(request=AppUpdateInput,
+                   responses={200: inline_serializer("AppUpdated", {"app": AppDetailOutput()})})
+    def put(self, request, app_id):
+        app = self.get_app(app_id)
+        payload = AppUpdateInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        services.app_update(app=app, changes=payload.validated_data)
+        return Response({"app": AppDetailOutput(app).data})
+
+    @extend_schema(responses={200: DELETED})
+    def delete(self, request, app_id):
+        services.app_delete(app=self.get_app(app_id))
+        return Response({"success": True})
+
+
+class AppKeyListView(OrganizationScopedView):
+    @extend_schema(responses={200: inline_serializer("ApiKeyList",
+                                                     {"keys": ApiKeyOutput(many=True)})})
+    def get(self, request, app_id):
+        app = self.get_app(app_id)
+        return Response({"keys": ApiKeyOutput(selectors.api_keys_for_app(app_id=app.id),
+                                              many=True).data})
+
+    @extend_schema(request=ApiKeyCreateInput,
+                   responses={201: inline_serializer("ApiKeyCreated",
+                                                     {"key": ApiKeyCreatedOutput()})})
+    def post(self, request, app_id):
+        app = self.get_app(app_id)
+        payload = ApiKeyCreateInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        key, full_key = services.api_key_create(app=app, **payload.validated_data)
+        body = dict(ApiKeyOutput(key).data, full_key=full_key)
+        return Response({"key": body}, status=status.HTTP_201_CREATED)
+
+
+class KeyDetailView(OrganizationScopedView):
+    @extend_schema(responses={200: DELETED})
+    def delete(self, request, key_id):
+        key = selectors.api_key_for_organization(organization_id=self.organization_id,
+                                                 key_id=key_id)
+        if key is None:
+            raise NotFound("API key not found.")
+        services.api_key_revoke(key=key)
+        return Response({"success": True})

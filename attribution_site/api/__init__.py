@@ -1,0 +1,1 @@
+"""API plumbing shared by every app: the envelope, error codes, throttling, scoping."""

@@ -1,0 +1,109 @@
+"""Serializer fields that refuse values of the wrong JSON type.
+
+DRF's CharField turns `123` into `"123"` and BooleanField accepts `"yes"`; for a public API that
+hides client bugs, so these fields insist on the JSON type the spec names.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator
+from rest_framework import serializers
+
+
+class StrictCharField(serializers.CharField):
+    default_error_messages = {"not_a_string": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    default_error_messages = {"not_a_boolean": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("not_a_boolean")
+        return data
+
+
+class HttpUrlField(StrictCharField):
+    """An absolute URL whose scheme is one of `schemes` (http and https by default)."""
+
+    def __init__(self, *, schemes: tuple[str, ...] = ("http", "https"), **kwargs):
+        kwargs.setdefault("max_length", 2048)
+        super().__init__(**kwargs)
+        self._validator = URLValidator(schemes=list(schemes))
+        self.error_messages["invalid_url"] = (
+            f"Must be an absolute {' or '.join(schemes)} URL."
+        )
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        try:
+            self._validator(value)
+        except DjangoValidationError:
+            self.fail("invalid_url")
+        return value
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses keys it does not declare, so a typo is a 400 rather than a silent no-op."""
+
+    default_error_messages = {"not_an_object": "The body must be a JSON object."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(
+                {"non_field_errors": ["The body must be a JSON object."]})
+        unknown = sorted(set(data) - set(self.fields))
+        errors = {}
+        if unknown:
+            errors = {name: ["Unknown field."] for name in unknown}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if isinstance(exc.detail, dict):
+                exc.detail.update({k: [serializers.ErrorDetail(v[0])] for k, v in errors.items()})
+            raise
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
+
+
+class StrictEmailField(StrictCharField):
+    default_error_messages = {"invalid_email": "Enter a valid email address."}
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 254)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        from django.core.validators import validate_email
+
+        value = super().to_internal_value(data).strip().lower()
+        try:
+            validate_email(value)
+        except DjangoValidationError:
+            self.fail("invalid_email")
+        return value
+
+
+class StrictIntegerField(serializers.IntegerField):
+    default_error_messages = {"not_an_integer": "Must be an integer."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("not_an_integer")
+        return super().to_internal_value(data)
+
+
+class StrictListField(serializers.ListField):
+    """A JSON array (DRF would also accept a form-style QueryDict or a mapping)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        return super().to_internal_value(data)

@@ -1,0 +1,188 @@
+"""The one settings module. Every value comes from the environment (listed in `.env.example`).
+
+Without DATABASE_URL and REDIS_URL the service runs on the embedded default: a SQLite file,
+Celery tasks executed in-process and a local-memory cache. With them it runs on PostgreSQL and
+Redis (broker and shared cache). Tests use this same module; they change only speed knobs.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from attribution_site.env import Env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = Env(os.environ)
+
+DEBUG = env.bool("DEBUG", False)
+SECRET_KEY = env.str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (it signs tokens and encrypts secrets)"
+        )
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
+# How many trusted reverse proxies append to X-Forwarded-For. 0: the client is REMOTE_ADDR.
+NUM_PROXIES = env.int("NUM_PROXIES", 0, minimum=0)
+LOG_LEVEL = env.choice("LOG_LEVEL", "INFO", {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "accounts",
+    "apps_registry",
+    "tracking",
+    "delivery",
+    "analytics",
+]
+
+MIDDLEWARE = [
+    "attribution_site.api.middleware.ApiErrorEnvelopeMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "attribution_site.urls"
+WSGI_APPLICATION = "attribution_site.wsgi.application"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASE_URL = env.str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+try:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+except ValueError as exc:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: cache, Celery broker, rate-limit counters ----------------------------------------
+REDIS_URL = env.str("REDIS_URL")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"REDIS_URL must be a redis:// URL, got {REDIS_URL!r}")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "attr",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_TIME_LIMIT = 120
+CELERY_TASK_SOFT_TIME_LIMIT = 90
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A publish must not hang a request when Redis is gone: give up fast, the beat sweep re-sends.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2,
+                                   "max_retries": 1}
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# --- Auth -----------------------------------------------------------------------------------
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": 8}},
+]
+JWT_ACCESS_TOKEN_MINUTES = env.int("JWT_ACCESS_TOKEN_MINUTES", 720, minimum=1)
+SIMPLE_JWT = {
+    "ACCESS_TOKEN_LIFETIME": timedelta(minutes=JWT_ACCESS_TOKEN_MINUTES),
+    "AUTH_HEADER_TYPES": ("Bearer",),
+    "USER_ID_FIELD": "id",
+    "USER_ID_CLAIM": "user_id",
+    "SIGNING_KEY": SECRET_KEY,
+    "UPDATE_LAST_LOGIN": False,
+}
+
+# --- Rate limits ----------------------------------------------------------------------------
+DASHBOARD_RATE_LIMIT = env.str("DASHBOARD_RATE_LIMIT", "1000/m")
+LOGIN_RATE_LIMIT = env.str("LOGIN_RATE_LIMIT", "10/15m")
+LOGIN_RATE_LIMIT_PER_ADDRESS = env.str("LOGIN_RATE_LIMIT_PER_ADDRESS", "50/15m")
+SIGNUP_RATE_LIMIT = env.str("SIGNUP_RATE_LIMIT", "20/h")
+DEFAULT_KEY_RATE_LIMIT = env.int("DEFAULT_KEY_RATE_LIMIT", 100_000, minimum=1)
+RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", True)
+
+# --- Django REST framework ------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework_simplejwt.authentication.JWTAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["attribution_site.api.throttling.DashboardUserThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["attribution_site.api.renderers.EnvelopeJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "attribution_site.api.exceptions.envelope_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Install attribution API",
+    "DESCRIPTION": "Self-hosted install attribution: clicks, installs, events, postbacks, "
+    "webhooks and analytics. Every JSON body is wrapped in the envelope "
+    "`{success, data}` or `{success: false, error: {code, message, details}}`.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "POSTPROCESSING_HOOKS": ["attribution_site.api.schema.envelope_postprocessing_hook"],
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Internationalization, static -----------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- Logging --------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
