@@ -1,0 +1,154 @@
+"""Clicks, installs, re-engagements and in-app events (spec: Click record, Attribution result,
+In-app event object). Storage design: docs/decisions.md, "Click storage".
+
+Clicks live twice: `Click` is the hot store the waterfall searches (7 days, pruned daily, indexed
+for the device-id and fingerprint lookups) and `ClickArchive` keeps every click for analytics.
+Both rows are written by one statement on PostgreSQL. Install and Event rows refer to clicks by
+id only, because a hot click is deleted after the window.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils.timezone import now
+
+
+class ClickFields(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    campaign_id = models.CharField(max_length=255, blank=True, default="")
+    media_source = models.CharField(max_length=255, blank=True, default="")
+    adset = models.CharField(max_length=255, blank=True, default="")
+    ad = models.CharField(max_length=255, blank=True, default="")
+    advertising_id = models.CharField(max_length=64, null=True, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    ip_prefix = models.CharField(max_length=48, blank=True, default="")
+    user_agent = models.TextField(blank=True, default="")
+    accept_language = models.CharField(max_length=255, blank=True, default="")
+    os_family = models.CharField(max_length=32, blank=True, default="")
+    os_version = models.CharField(max_length=32, blank=True, default="")
+    device_model = models.CharField(max_length=128, blank=True, default="")
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
+    clicked_at = models.DateTimeField(default=now)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"click {self.id} ({self.media_source or 'no source'})"
+
+
+class Click(ClickFields):
+    class Meta:
+        indexes = [
+            models.Index(fields=["app", "advertising_id", "clicked_at"], name="click_device_idx"),
+            models.Index(fields=["app", "ip_prefix", "clicked_at"], name="click_network_idx"),
+            models.Index(fields=["clicked_at"], name="click_age_idx"),
+        ]
+
+
+class ClickArchive(ClickFields):
+    class Meta:
+        indexes = [
+            models.Index(fields=["app", "clicked_at"], name="click_archive_app_time_idx"),
+        ]
+
+
+class MatchType(models.TextChoices):
+    INSTALL_REFERRER = "install_referrer"
+    DEVICE_ID = "device_id"
+    FINGERPRINT = "fingerprint"
+    ORGANIC = "organic"
+
+
+class Install(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    device_id = models.CharField(max_length=64, null=True, blank=True)
+    platform = models.CharField(max_length=16)
+    sdk_version = models.CharField(max_length=64)
+    install_referrer = models.TextField(blank=True, default="")
+    screen_resolution = models.CharField(max_length=32, blank=True, default="")
+    timezone = models.CharField(max_length=64, blank=True, default="")
+    language = models.CharField(max_length=64, blank=True, default="")
+    os_version = models.CharField(max_length=64, blank=True, default="")
+    device_model = models.CharField(max_length=128, blank=True, default="")
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.TextField(blank=True, default="")
+    installed_at = models.DateTimeField(default=now)
+    match_type = models.CharField(max_length=32, choices=MatchType.choices)
+    confidence = models.FloatField(default=0)
+    is_organic = models.BooleanField(default=True)
+    media_source = models.CharField(max_length=255, null=True, blank=True)
+    campaign_id = models.CharField(max_length=255, null=True, blank=True)
+    adset = models.CharField(max_length=255, null=True, blank=True)
+    ad = models.CharField(max_length=255, null=True, blank=True)
+    click_id = models.UUIDField(null=True, blank=True)
+    attributed_touch_time = models.DateTimeField(null=True, blank=True)
+    # Why this verdict: method, score, matched factors, candidates and why each lost.
+    decision = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "device_id"], name="install_unique_device",
+                                    condition=models.Q(device_id__isnull=False)),
+        ]
+        indexes = [
+            models.Index(fields=["app", "installed_at"], name="install_app_time_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"install {self.id} ({self.match_type})"
+
+
+class Reengagement(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    install = models.ForeignKey(Install, on_delete=models.CASCADE,
+                                related_name="reengagements")
+    click_id = models.UUIDField()
+    media_source = models.CharField(max_length=255, null=True, blank=True)
+    campaign_id = models.CharField(max_length=255, null=True, blank=True)
+    clicked_at = models.DateTimeField()
+    reengaged_at = models.DateTimeField(default=now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["install", "click_id"],
+                                    name="reengagement_unique_click"),
+        ]
+        indexes = [models.Index(fields=["app", "reengaged_at"], name="reengagement_time_idx")]
+
+    def __str__(self) -> str:
+        return f"re-engagement {self.id}"
+
+
+class Event(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    install = models.ForeignKey(Install, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="events")
+    device_id = models.CharField(max_length=64, null=True, blank=True)
+    event_id = models.CharField(max_length=128, null=True, blank=True)
+    event_name = models.CharField(max_length=128)
+    properties = models.JSONField(default=dict)
+    session_id = models.UUIDField()
+    occurred_at = models.DateTimeField()
+    received_at = models.DateTimeField(default=now)
+    revenue_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
+    revenue_currency = models.CharField(max_length=3, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "event_id"], name="event_unique_client_id",
+                                    condition=models.Q(event_id__isnull=False)),
+        ]
+        indexes = [
+            models.Index(fields=["app", "occurred_at"], name="event_app_time_idx"),
+            models.Index(fields=["install", "occurred_at"], name="event_install_time_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_name} #{self.id}"
