@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -59,7 +60,25 @@ def app_belongs_to_organization(*, organization_id: uuid.UUID, app_id: uuid.UUID
     return App.objects.filter(id=app_id, organization_id=organization_id).exists()
 
 
+_TARGET_TTL_SECONDS = 30.0
+_targets: dict[uuid.UUID, tuple[float, AppTarget | None]] = {}
+
+
 def app_target(*, app_id: uuid.UUID) -> AppTarget | None:
+    """The app's redirect facts, cached per process for 30 s: the click redirector asks on
+    every click, and a store URL edited a few seconds late costs nothing."""
+    now = time.monotonic()
+    cached = _targets.get(app_id)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    if len(_targets) > 10_000:
+        _targets.clear()
+    target = _app_target_uncached(app_id)
+    _targets[app_id] = (now + _TARGET_TTL_SECONDS, target)
+    return target
+
+
+def _app_target_uncached(app_id: uuid.UUID) -> AppTarget | None:
     row = (
         App.objects.filter(id=app_id)
         .values_list("id", "platform", "app_store_url", "play_store_url", "domain")

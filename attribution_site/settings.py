@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from attribution_site.env import Env
@@ -144,6 +145,18 @@ SIGNUP_RATE_LIMIT = env.str("SIGNUP_RATE_LIMIT", "20/h")
 DEFAULT_KEY_RATE_LIMIT = env.int("DEFAULT_KEY_RATE_LIMIT", 100_000, minimum=1)
 RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", True)
 
+# --- Tracking -------------------------------------------------------------------------------
+SDK_MAX_BODY_BYTES = env.int("SDK_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+CLICK_RATE_LIMIT_PER_APP = env.int("CLICK_RATE_LIMIT_PER_APP", 100_000, minimum=1)
+DEFAULT_STORE_URLS = {
+    "ios": env.str("DEFAULT_IOS_STORE_URL", "https://apps.apple.com/"),
+    "android": env.str("DEFAULT_ANDROID_STORE_URL", "https://play.google.com/store/apps"),
+    "other": env.str("DEFAULT_STORE_URL", "https://play.google.com/store/apps"),
+}
+CLICK_RETENTION_DAYS = 7
+CELERY_BEAT_SCHEDULE["tracking.prune_clicks"] = {
+    "task": "tracking.prune_clicks", "schedule": crontab(hour=3, minute=17)}
+
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -167,6 +180,27 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "POSTPROCESSING_HOOKS": ["attribution_site.api.schema.envelope_postprocessing_hook"],
     "COMPONENT_SPLIT_REQUEST": True,
+    # The click redirector is a plain Django view (no JSON, always a 302); described by hand.
+    "APPEND_PATHS": {
+        "/api/v1/clicks": {"get": {
+            "operationId": "clicks_redirect",
+            "summary": "Record an ad click and redirect to the store",
+            "tags": ["clicks"],
+            "security": [],
+            "parameters": [
+                {"name": name, "in": "query", "required": name == "app_id",
+                 "schema": {"type": "string"}, "description": description}
+                for name, description in [
+                    ("app_id", "App UUID"), ("c", "Campaign id"),
+                    ("pid", "Media source (publisher id)"), ("af_adset", "Ad set"),
+                    ("af_ad", "Ad"), ("advertising_id", "IDFA or GAID"),
+                    ("redirect_url", "Absolute http(s) URL; highest priority")]
+            ],
+            "responses": {"302": {"description": "Redirect to redirect_url, the app's store "
+                                  "URL for the device's platform, or the default store URL. "
+                                  "Always a 302, whatever the input."}},
+        }},
+    },
 }
 
 # --- Internationalization, static -----------------------------------------------------------

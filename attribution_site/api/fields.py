@@ -107,3 +107,12 @@ class StrictListField(serializers.ListField):
         if not isinstance(data, list):
             self.fail("not_a_list", input_type=type(data).__name__)
         return super().to_internal_value(data)
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID given as a string (DRF would also turn an integer into a UUID)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)

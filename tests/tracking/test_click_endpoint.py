@@ -1,0 +1,134 @@
+"""GET /api/v1/clicks: always a 302, the click stored before it is sent."""
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.db import connection
+
+from tests.factories import AppFactory
+from tests.tracking.conftest import (
+    ANDROID_BROWSER,
+    DESKTOP,
+    IPHONE_SAFARI,
+    PUBLIC_IP,
+    click_through,
+)
+from tracking.models import Click, ClickArchive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_click_is_recorded_in_hot_store_and_archive_then_redirected(api, app):
+    response = click_through(api, app, c="summer", pid="facebook", af_adset="s1", af_ad="a1",
+                             advertising_id="GAID-1234")
+    assert response.status_code == 302
+    click = Click.objects.get()
+    archived = ClickArchive.objects.get()
+    assert archived.id == click.id
+    assert (click.app_id, click.campaign_id, click.media_source, click.adset, click.ad) == (
+        app.id, "summer", "facebook", "s1", "a1")
+    assert click.advertising_id == "gaid-1234"
+    assert click.ip == PUBLIC_IP and click.ip_prefix == "81.2.69.0/24"
+    assert (click.os_family, click.os_version, click.device_model) == (
+        "Android", "14", "SM-S918B")
+    assert click.accept_language.startswith("en-US")
+    assert len(click.fingerprint) == 64
+
+
+def test_android_device_goes_to_play_store_with_the_click_in_the_referrer(api, app):
+    response = click_through(api, app, pid="facebook", c="summer")
+    target = urlsplit(response["Location"])
+    assert target.netloc == "play.google.com"
+    referrer = parse_qs(parse_qs(target.query)["referrer"][0])
+    assert referrer == {"click_id": [str(Click.objects.get().id)], "pid": ["facebook"],
+                        "c": ["summer"]}
+
+
+def test_iphone_goes_to_the_app_store(api, app):
+    response = click_through(api, app, user_agent=IPHONE_SAFARI)
+    assert response["Location"] == app.app_store_url
+
+
+def test_web_app_goes_to_its_domain(api, owner):
+    web = AppFactory(organization=owner.organization, platform="web", package_name=None,
+                     domain="app.example.com")
+    assert click_through(api, web, user_agent=DESKTOP)["Location"] == "https://app.example.com/"
+
+
+def test_redirect_url_has_the_highest_priority(api, app):
+    response = click_through(api, app, redirect_url="https://landing.example.com/x?y=1")
+    assert response["Location"] == "https://landing.example.com/x?y=1"
+    assert Click.objects.count() == 1
+
+
+@pytest.mark.parametrize("bad", ["javascript:alert(1)", "data:text/html,x", "//evil.com/x",
+                                 "https://a.com/\r\nX: y"])
+def test_unsafe_redirect_urls_are_ignored(api, app, bad):
+    response = click_through(api, app, redirect_url=bad)
+    assert response.status_code == 302
+    assert response["Location"].startswith("https://play.google.com/")
+
+
+def test_unknown_app_redirects_to_the_default_store_without_recording(api, settings):
+    response = api.get("/api/v1/clicks", {"app_id": "7d6b2a8e-0000-4000-8000-000000000000"},
+                       HTTP_USER_AGENT=IPHONE_SAFARI)
+    assert response.status_code == 302
+    assert response["Location"] == settings.DEFAULT_STORE_URLS["ios"]
+    assert Click.objects.count() == 0
+
+
+@pytest.mark.parametrize("query", ["", "?app_id=not-a-uuid", "?app_id=&c=%ff%fe",
+                                   "?%zz=1&app_id=%00", "?pid=" + "x" * 8000])
+def test_garbage_parameters_still_redirect(api, query):
+    response = api.get("/api/v1/clicks" + query, HTTP_USER_AGENT=ANDROID_BROWSER)
+    assert response.status_code == 302
+    assert Click.objects.count() == 0
+
+
+def test_over_long_and_invalid_values_are_stored_safely(api, app):
+    response = api.get(f"/api/v1/clicks?app_id={app.id}&c={'y' * 7000}&pid=%ff%00fb",
+                       HTTP_USER_AGENT=ANDROID_BROWSER, REMOTE_ADDR=PUBLIC_IP)
+    assert response.status_code == 302
+    click = Click.objects.get()
+    assert len(click.campaign_id) == 255
+    assert "\x00" not in click.media_source
+
+
+@pytest.mark.parametrize("zero", ["00000000-0000-0000-0000-000000000000", "", "0000-0000"])
+def test_zeroed_advertising_ids_are_stored_as_absent(api, app, zero):
+    click_through(api, app, advertising_id=zero)
+    assert Click.objects.get().advertising_id is None
+
+
+def test_client_address_honours_trusted_proxies(api, app, settings):
+    settings.NUM_PROXIES = 1
+    api.get("/api/v1/clicks", {"app_id": str(app.id)}, REMOTE_ADDR="10.0.0.2",
+            HTTP_X_FORWARDED_FOR="6.6.6.6, 81.2.69.10", HTTP_USER_AGENT=ANDROID_BROWSER)
+    assert Click.objects.get().ip == "81.2.69.10"
+
+
+def test_forwarded_for_is_ignored_without_trusted_proxies(api, app):
+    api.get("/api/v1/clicks", {"app_id": str(app.id)}, REMOTE_ADDR="81.2.69.11",
+            HTTP_X_FORWARDED_FOR="6.6.6.6", HTTP_USER_AGENT=ANDROID_BROWSER)
+    assert Click.objects.get().ip == "81.2.69.11"
+
+
+def test_rate_limited_clicks_still_redirect_but_are_not_recorded(api, app, settings):
+    settings.CLICK_RATE_LIMIT_PER_APP = 2
+    statuses = [click_through(api, app).status_code for _ in range(4)]
+    assert statuses == [302] * 4
+    assert Click.objects.count() == 2
+
+
+def test_a_database_failure_still_redirects(api, app):
+    with connection.cursor() as cursor:  # a real failure: the hot store is gone
+        cursor.execute("ALTER TABLE tracking_click RENAME TO tracking_click_away")
+    response = click_through(api, app)
+    assert response.status_code == 302
+    assert response["Location"].startswith("https://play.google.com/")
+
+
+def test_post_to_clicks_is_an_enveloped_405(api, app):
+    response = api.post("/api/v1/clicks", {})
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"

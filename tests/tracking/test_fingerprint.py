@@ -1,0 +1,102 @@
+"""The fingerprint scorer: pure, no database."""
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tracking import fingerprint
+from tracking.signals import ClickCandidate, InstallSignals
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def click(**overrides):
+    values = dict(id=uuid.uuid4(), clicked_at=NOW - timedelta(minutes=10), media_source="fb",
+                  campaign_id="c", ip="81.2.69.7", fingerprint="browser-1",
+                  os_family="Android", os_major="14", device_model="SM-S918B",
+                  accept_language="de-DE,de;q=0.9")
+    values.update(overrides)
+    return ClickCandidate(**values)
+
+
+INSTALL = InstallSignals(platform="android", ip="81.2.69.7", os_family="Android",
+                         os_major="14", device_model="SM-S918B", language="de_DE")
+
+
+def test_same_ip_os_model_and_language_gives_the_maximum():
+    result = fingerprint.score(click(), INSTALL, age=timedelta(0))
+    assert result.confidence == 80.0
+    assert result.factors == {"ip": 40, "os": 10, "os_version": 10, "device_model": 15,
+                              "language": 10}
+
+
+def test_same_network_scores_less_than_same_address():
+    exact = fingerprint.score(click(), INSTALL, age=timedelta(0))
+    network = fingerprint.score(click(ip="81.2.69.99"), INSTALL, age=timedelta(0))
+    assert network.factors["ip"] == 25 and network.confidence < exact.confidence
+
+
+def test_another_network_never_matches():
+    result = fingerprint.score(click(ip="93.184.216.7"), INSTALL, age=timedelta(0))
+    assert result.confidence == 0 and result.disqualified == "different network"
+
+
+@pytest.mark.parametrize("address", ["10.1.2.3", "192.168.0.5", "127.0.0.1", "100.64.3.4",
+                                     "172.16.0.1", "::1", "fe80::1", "not an ip"])
+def test_private_loopback_and_carrier_nat_addresses_never_score(address):
+    result = fingerprint.score(click(ip=address), InstallSignals(platform="android",
+                                                                 ip=address), age=timedelta(0))
+    assert result.confidence == 0
+    assert fingerprint.network_key(address) == ""
+
+
+def test_a_different_os_disqualifies():
+    result = fingerprint.score(click(os_family="iOS"), INSTALL, age=timedelta(0))
+    assert result.confidence == 0 and result.disqualified == "different OS"
+
+
+def test_contradicting_version_model_and_language_pull_the_score_down():
+    result = fingerprint.score(click(os_major="12", device_model="Pixel 7",
+                                     accept_language="fr-FR"), INSTALL, age=timedelta(0))
+    assert result.raw == 40 + 10 - 15 - 20 - 10
+    assert result.confidence < fingerprint.THRESHOLD
+
+
+def test_safari_device_class_matches_the_sdk_machine_id():
+    ios_click = click(os_family="iOS", os_major="17", device_model="iPhone",
+                      accept_language="en-US")
+    install = InstallSignals(platform="ios", ip="81.2.69.7", os_family="iOS", os_major="17",
+                             device_model="iPhone15,2", language="en-US")
+    assert fingerprint.score(ios_click, install, age=timedelta(0)).factors["device_model"] == 5
+
+
+def test_confidence_decays_below_the_threshold_within_a_day():
+    fresh = fingerprint.score(click(), INSTALL, age=timedelta(hours=1)).confidence
+    day_old = fingerprint.score(click(), INSTALL, age=timedelta(hours=24)).confidence
+    assert fresh >= 79
+    assert day_old < fingerprint.THRESHOLD
+
+
+def test_other_devices_scoring_alike_on_one_network_lower_the_score():
+    mine = click(fingerprint="browser-mine")
+    alone = fingerprint.rank([mine], INSTALL, installed_at=NOW)
+    crowded = fingerprint.rank([mine, click(fingerprint="browser-other")], INSTALL,
+                               installed_at=NOW)
+    assert alone[0].confidence - crowded[0].confidence == fingerprint.AMBIGUITY_PENALTY
+
+
+def test_many_alike_devices_refuse_the_match():
+    crowd = [click(fingerprint=f"browser-{n}") for n in range(4)]
+    assert all(s.confidence == 0 for s in fingerprint.rank(crowd, INSTALL, installed_at=NOW))
+
+
+def test_two_clicks_from_the_same_browser_are_not_rivals():
+    a, b = click(), click(clicked_at=NOW - timedelta(minutes=5))
+    ranked = fingerprint.rank([a, b], INSTALL, installed_at=NOW)
+    assert all(s.penalty == 0 for s in ranked)
+
+
+def test_ipv4_mapped_ipv6_is_the_same_address():
+    result = fingerprint.score(click(ip="::ffff:81.2.69.7"), INSTALL, age=timedelta(0))
+    assert result.factors["ip"] == 40

@@ -1,0 +1,270 @@
+"""POST /api/v1/installs: attribution through the HTTP API, repeats and re-engagements."""
+
+from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.utils import timezone
+
+from apps_registry.models import ApiKey
+from attribution_site import domain_events
+from tests.factories import AppFactory, issue_key
+from tests.tracking.conftest import (
+    ANDROID_SDK,
+    IPHONE_SAFARI,
+    PUBLIC_IP,
+    click_through,
+    install_body,
+)
+from tracking.models import Click, Install, Reengagement
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def published():
+    """Every domain event published after commit, as a test observer sees it."""
+    seen: list = []
+
+    def observe(events):
+        seen.extend(events)
+
+    for kind in (domain_events.InstallAttributed, domain_events.InstallReengaged,
+                 domain_events.EventTracked):
+        domain_events.subscribe(kind, observe)
+    yield seen
+    for kind in (domain_events.InstallAttributed, domain_events.InstallReengaged,
+                 domain_events.EventTracked):
+        domain_events.unsubscribe(kind, observe)
+
+
+def post_install(sdk, app, **overrides):
+    return sdk.post("/api/v1/installs", install_body(app, **overrides), format="json",
+                    HTTP_USER_AGENT=ANDROID_SDK, REMOTE_ADDR=PUBLIC_IP)
+
+
+def test_install_referrer_naming_our_click_is_a_100_match(api, sdk, app):
+    location = click_through(api, app, pid="facebook", c="summer")["Location"]
+    referrer = parse_qs(urlsplit(location).query)["referrer"][0]
+    response = post_install(sdk, app, install_referrer=referrer, device_id="gaid-9")
+    assert response.status_code == 201
+    data = response.json()["data"]
+    click = Click.objects.get()
+    assert data == {"matchType": "install_referrer", "confidence": 100.0,
+                    "mediaSource": "facebook", "campaignId": "summer", "isOrganic": False,
+                    "attributedTouchTime": int(click.clicked_at.timestamp() * 1000),
+                    "installId": data["installId"]}
+    install = Install.objects.get(id=data["installId"])
+    assert install.click_id == click.id and install.device_id == "gaid-9"
+
+
+def test_device_id_match_uses_the_latest_click(api, sdk, app):
+    click_through(api, app, pid="old", advertising_id="GAID-1")
+    click_through(api, app, pid="new", advertising_id="GAID-1")
+    data = post_install(sdk, app, device_id="gaid-1").json()["data"]
+    assert (data["matchType"], data["confidence"], data["mediaSource"]) == (
+        "device_id", 100.0, "new")
+
+
+def test_fingerprint_match_from_the_same_address_and_device(api, sdk, app):
+    click_through(api, app, pid="tiktok", c="t1")
+    data = post_install(sdk, app, os_version="14", device_model="SM-S918B",
+                        language="en-US").json()["data"]
+    assert data["matchType"] == "fingerprint"
+    assert 60 <= data["confidence"] <= 80
+    assert data["mediaSource"] == "tiktok"
+
+
+def test_no_click_is_organic_with_nulls(sdk, app):
+    response = post_install(sdk, app, device_id="gaid-2")
+    data = response.json()["data"]
+    assert response.status_code == 201
+    assert data["matchType"] == "organic" and data["isOrganic"] is True
+    assert (data["mediaSource"], data["campaignId"], data["confidence"],
+            data["attributedTouchTime"]) == (None, None, 0, None)
+
+
+def test_click_older_than_the_window_leaves_the_install_organic(api, sdk, app):
+    click_through(api, app, pid="old", advertising_id="gaid-3")
+    Click.objects.update(clicked_at=timezone.now() - timedelta(days=7, minutes=1))
+    assert post_install(sdk, app, device_id="gaid-3").json()["data"]["matchType"] == "organic"
+
+
+def test_another_apps_clicks_never_match(api, sdk, app):
+    other = AppFactory(organization=app.organization)
+    click_through(api, other, pid="x", advertising_id="gaid-4")
+    assert post_install(sdk, app, device_id="gaid-4").json()["data"]["isOrganic"] is True
+
+
+def test_install_stores_its_decision_trail(api, sdk, app, owner_api):
+    click_through(api, app, pid="fb", advertising_id="gaid-5")
+    click_through(api, app, pid="fb2", advertising_id="gaid-5")
+    install_id = post_install(sdk, app, device_id="gaid-5").json()["data"]["installId"]
+    response = owner_api.get(f"/api/v1/installs/{install_id}")
+    assert response.status_code == 200
+    decision = response.json()["data"]["install"]["decision"]
+    assert decision["method"] == "device_id"
+    assert decision["candidates"][0]["lost_because"] == "a later click of the same device won"
+    listed = owner_api.get(f"/api/v1/installs?app_id={app.id}&device_id=GAID-5").json()
+    assert [i["id"] for i in listed["data"]["installs"]] == [install_id]
+
+
+def test_installs_read_by_another_organization_are_not_found(sdk, app, outsider_api):
+    install_id = post_install(sdk, app, device_id="gaid-6").json()["data"]["installId"]
+    assert outsider_api.get(f"/api/v1/installs/{install_id}").status_code == 404
+    assert outsider_api.get(f"/api/v1/installs?app_id={app.id}").status_code == 404
+
+
+def test_installs_list_validates_its_parameters(owner_api):
+    assert owner_api.get("/api/v1/installs").status_code == 400
+    response = owner_api.get("/api/v1/installs?app_id=nope")
+    assert response.json()["error"]["details"]["app_id"] == ["Must be a UUID."]
+
+
+def test_a_repeat_install_returns_the_stored_result_and_triggers_nothing(
+        sdk, app, published, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = post_install(sdk, app, device_id="gaid-7")
+        second = post_install(sdk, app, device_id="GAID-7")
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json()["data"] == second.json()["data"]
+    assert Install.objects.count() == 1
+    assert len(published) == 1
+
+
+def test_a_click_after_attribution_is_a_re_engagement(
+        api, sdk, app, published, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = post_install(sdk, app, device_id="gaid-8").json()["data"]
+        click_through(api, app, pid="retarget", c="winback", advertising_id="gaid-8")
+        again = post_install(sdk, app, device_id="gaid-8")
+        once_more = post_install(sdk, app, device_id="gaid-8")
+    assert again.status_code == 200
+    body = again.json()["data"]
+    assert body["installId"] == first["installId"] and body["isOrganic"] is True
+    assert body["reengagement"]["mediaSource"] == "retarget"
+    assert "reengagement" not in once_more.json()["data"]
+    stored = Reengagement.objects.get()
+    assert (stored.media_source, stored.campaign_id) == ("retarget", "winback")
+    kinds = [type(e).__name__ for e in published]
+    assert kinds == ["InstallAttributed", "InstallReengaged"]
+    assert published[1].original_media_source is None
+
+
+def test_every_new_install_publishes_install_attributed_after_commit(
+        api, sdk, app, published, django_capture_on_commit_callbacks):
+    click_through(api, app, pid="fb", c="c1", advertising_id="gaid-10")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        data = post_install(sdk, app, device_id="gaid-10").json()["data"]
+    assert published == []  # nothing before the commit
+    for callback in callbacks:
+        callback()
+    organic = post_install(sdk, app, device_id="gaid-11")
+    assert organic.status_code == 201
+    event = published[0]
+    assert (event.install_id.hex, event.media_source, event.campaign_id, event.match_type,
+            event.is_organic) == (data["installId"].replace("-", ""), "fb", "c1", "device_id",
+                                  False)
+
+
+@pytest.mark.parametrize("overrides,field", [
+    ({"platform": "windows"}, "platform"),
+    ({"sdk_version": None}, "sdk_version"),
+    ({"app_id": "not-a-uuid"}, "app_id"),
+    ({"app_id": 12}, "app_id"),
+    ({"device_id": 42}, "device_id"),
+    ({"install_referrer": ["x"]}, "install_referrer"),
+])
+def test_invalid_install_bodies_are_rejected_with_the_field(sdk, app, overrides, field):
+    response = post_install(sdk, app, **overrides)
+    assert response.status_code == 400
+    assert field in response.json()["error"]["details"]
+    assert Install.objects.count() == 0
+
+
+def test_missing_sdk_version_is_a_validation_error(sdk, app):
+    body = install_body(app)
+    del body["sdk_version"]
+    response = sdk.post("/api/v1/installs", body, format="json")
+    assert response.status_code == 400
+    assert "sdk_version" in response.json()["error"]["details"]
+
+
+def test_unknown_fields_from_newer_sdks_are_ignored(sdk, app):
+    assert post_install(sdk, app, battery_level=0.5).status_code == 201
+
+
+def test_malformed_json_is_a_validation_error(sdk):
+    response = sdk.post("/api/v1/installs", data="{oops", content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+
+
+@pytest.mark.parametrize("key", [None, "ak_0000000000000000_nope", "rubbish"])
+def test_bad_keys_are_unauthorized(api, app, key):
+    if key:
+        api.credentials(HTTP_X_API_KEY=key)
+    response = api.post("/api/v1/installs", install_body(app), format="json")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "UNAUTHORIZED"
+
+
+def test_a_revoked_key_is_unauthorized_at_once(sdk, app, owner_api,
+                                               django_capture_on_commit_callbacks):
+    assert post_install(sdk, app, device_id="a").status_code == 201
+    with django_capture_on_commit_callbacks(execute=True):
+        owner_api.delete(f"/api/v1/keys/{ApiKey.objects.get().id}")
+    assert post_install(sdk, app, device_id="b").status_code == 401
+
+
+def test_an_expired_key_is_unauthorized(api, app):
+    key = issue_key(app, expires_at=timezone.now() + timedelta(minutes=1))
+    ApiKey.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    api.credentials(HTTP_X_API_KEY=key)
+    assert api.post("/api/v1/installs", install_body(app), format="json").status_code == 401
+
+
+def test_another_apps_id_is_forbidden(sdk, app):
+    other = AppFactory(organization=app.organization)
+    response = post_install(sdk, other)
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "FORBIDDEN"
+    assert Install.objects.count() == 0
+
+
+def test_a_read_only_key_is_forbidden(api, app):
+    api.credentials(HTTP_X_API_KEY=issue_key(app, permissions=["read"]))
+    assert api.post("/api/v1/installs", install_body(app), format="json").status_code == 403
+
+
+def test_the_keys_rate_limit_is_enforced(api, app):
+    api.credentials(HTTP_X_API_KEY=issue_key(app, rate_limit=2))
+    statuses = [api.post("/api/v1/installs", install_body(app, device_id=f"d{n}"),
+                         format="json").status_code for n in range(3)]
+    assert statuses == [201, 201, 429]
+    blocked = api.post("/api/v1/installs", install_body(app), format="json")
+    assert blocked.json()["error"]["code"] == "RATE_LIMITED"
+    assert blocked["Retry-After"] == "1"
+
+
+def test_an_oversized_body_is_rejected(sdk, app, settings):
+    settings.SDK_MAX_BODY_BYTES = 2048
+    response = post_install(sdk, app, install_referrer="x" * 4000)
+    assert response.status_code == 400
+    assert "body" in response.json()["error"]["details"]
+
+
+def test_iphone_click_matches_ios_install_by_fingerprint(api, sdk_key, owner):
+    ios = AppFactory(organization=owner.organization, platform="ios", package_name=None,
+                     bundle_id="com.example.ios")
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=issue_key(ios))
+    click_through(api, ios, user_agent=IPHONE_SAFARI, pid="snap")
+    response = client.post("/api/v1/installs", install_body(
+        ios, platform="ios", os_version="17.2", device_model="iPhone15,2", language="en-US"),
+        format="json", HTTP_USER_AGENT="MyApp/1.0 CFNetwork/1474 Darwin/23.0.0",
+        REMOTE_ADDR=PUBLIC_IP)
+    data = response.json()["data"]
+    assert (data["matchType"], data["mediaSource"]) == ("fingerprint", "snap")

@@ -1,0 +1,50 @@
+"""Redirect targets: pure, no database."""
+
+import uuid
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tracking.redirects import safe_redirect_url, store_target, with_play_referrer
+
+
+@pytest.mark.parametrize("value,safe", [
+    ("https://example.com/landing?x=1", True),
+    ("http://example.com", True),
+    ("javascript:alert(1)", False),
+    ("data:text/html,hi", False),
+    ("//evil.example.com/path", False),
+    ("https://example.com/\r\nSet-Cookie: x=1", False),
+    ("https:///nohost", False),
+    ("ftp://example.com/file", False),
+    ("https://exa mple.com", False),
+    ("https:\\\\evil.com", False),
+    ("", False),
+    (None, False),
+])
+def test_only_absolute_http_urls_are_followed(value, safe):
+    assert (safe_redirect_url(value) is not None) is safe
+
+
+@pytest.mark.parametrize("device,app_platform,expected", [
+    ("ios", "ios", "A"), ("android", "ios", "P"), ("other", "ios", "A"),
+    ("other", "android", "P"), ("ios", "web", "https://app.example.com/"),
+])
+def test_store_target_follows_the_device_then_the_app(device, app_platform, expected):
+    assert store_target(device_platform=device, app_platform=app_platform, app_store_url="A",
+                        play_store_url="P", domain="app.example.com") == expected
+
+
+def test_play_store_targets_carry_the_click_in_the_referrer():
+    click_id = uuid.uuid4()
+    url = with_play_referrer("https://play.google.com/store/apps/details?id=x&referrer=old",
+                             click_id=click_id, media_source="fb", campaign_id="c")
+    query = parse_qs(urlsplit(url).query)
+    assert query["id"] == ["x"]
+    assert parse_qs(query["referrer"][0]) == {"click_id": [str(click_id)], "pid": ["fb"],
+                                              "c": ["c"]}
+
+
+def test_other_targets_are_left_alone():
+    assert with_play_referrer("https://apps.apple.com/app/id1", click_id=uuid.uuid4(),
+                              media_source="", campaign_id="") == "https://apps.apple.com/app/id1"

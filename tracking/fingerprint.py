@@ -1,0 +1,166 @@
+"""Probabilistic (fingerprint) matching of an install to a click (spec: waterfall, priority 3).
+Pure: no ORM, no clock; the click's age is passed in.
+
+The browser that clicked and the SDK that installs send different User-Agents, so a bare hash
+equality almost never matches. Instead the signals both sides carry are compared and scored
+(weights below, explained in docs/attribution.md). The IP is required: without the same address
+or /24 network nothing else is specific enough. Private, loopback and carrier-grade NAT
+addresses never score, since thousands of devices share them. The score decays with the click's
+age so that even a perfect match falls below the 60 threshold within about 24 hours, and it is
+lowered when other devices on the same network score alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from tracking.signals import ClickCandidate, InstallSignals
+
+IP_EXACT = 40
+IP_NETWORK = 25
+OS_FAMILY = 10
+OS_MAJOR_MATCH, OS_MAJOR_MISMATCH = 10, -15
+MODEL_MATCH, MODEL_CLASS_MATCH, MODEL_MISMATCH = 15, 5, -20
+LANGUAGE_EXACT, LANGUAGE_PRIMARY, LANGUAGE_MISMATCH = 10, 5, -10
+EXTRA_MATCH, EXTRA_MISMATCH = 5, -5  # timezone, screen: only when both sides know them
+
+MAX_CONFIDENCE = 80.0
+THRESHOLD = 60.0
+DECAY_PER_DAY = 0.30  # a perfect 80 is 56 after 24 hours
+AMBIGUITY_MARGIN = 10.0
+AMBIGUITY_PENALTY = 10.0
+MAX_RIVALS = 2  # three or more other devices scoring alike: refuse the match
+
+CGNAT = ipaddress.ip_network("100.64.0.0/10")
+
+
+def scoring_address(ip: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address if it can identify a network, else None."""
+    if not ip:
+        return None
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    if (address.is_private or address.is_loopback or address.is_link_local
+            or address.is_multicast or address.is_reserved or address.is_unspecified
+            or address in CGNAT):
+        return None
+    return address
+
+
+def network_key(ip: str | None) -> str:
+    """The /24 (IPv4) or /64 (IPv6) an address belongs to; '' when it must not score."""
+    address = scoring_address(ip)
+    if address is None:
+        return ""
+    prefix = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def click_fingerprint(ip: str, user_agent: str) -> str:
+    return hashlib.sha256(f"{ip}|{user_agent}".encode()).hexdigest()
+
+
+def language_tag(value: str) -> str:
+    """'en-US,en;q=0.9' or 'en_US' -> 'en-us'."""
+    first = value.split(",", 1)[0].split(";", 1)[0].strip()
+    return first.replace("_", "-").lower()
+
+
+@dataclass(frozen=True)
+class Score:
+    confidence: float
+    raw: int
+    factors: dict[str, int] = field(default_factory=dict)
+    disqualified: str = ""
+
+
+def score(click: ClickCandidate, install: InstallSignals, *, age: timedelta) -> Score:
+    factors: dict[str, int] = {}
+    click_ip, install_ip = scoring_address(click.ip), scoring_address(install.ip)
+    if click_ip is None or install_ip is None:
+        return Score(0.0, 0, disqualified="no usable IP address")
+    if click_ip == install_ip:
+        factors["ip"] = IP_EXACT
+    elif network_key(str(click_ip)) == network_key(str(install_ip)):
+        factors["ip"] = IP_NETWORK
+    else:
+        return Score(0.0, 0, disqualified="different network")
+
+    if click.os_family and install.os_family:
+        if click.os_family != install.os_family:
+            return Score(0.0, 0, {"ip": factors["ip"]}, disqualified="different OS")
+        factors["os"] = OS_FAMILY
+    if click.os_major and install.os_major:
+        factors["os_version"] = (OS_MAJOR_MATCH if click.os_major == install.os_major
+                                 else OS_MAJOR_MISMATCH)
+    if click.device_model and install.device_model:
+        factors["device_model"] = _model_points(click.device_model, install.device_model)
+    click_language, install_language = (language_tag(click.accept_language),
+                                        language_tag(install.language))
+    if click_language and install_language:
+        if click_language == install_language:
+            factors["language"] = LANGUAGE_EXACT
+        elif click_language.split("-")[0] == install_language.split("-")[0]:
+            factors["language"] = LANGUAGE_PRIMARY
+        else:
+            factors["language"] = LANGUAGE_MISMATCH
+
+    raw = sum(factors.values())
+    hours = max(age.total_seconds(), 0) / 3600
+    decay = max(0.0, 1 - DECAY_PER_DAY * hours / 24)
+    return Score(round(min(float(raw), MAX_CONFIDENCE) * decay, 2), raw, factors)
+
+
+def _model_points(click_model: str, install_model: str) -> int:
+    click_model, install_model = click_model.lower(), install_model.lower()
+    if click_model in ("iphone", "ipad", "ipod"):  # Safari reveals only the device class
+        return MODEL_CLASS_MATCH if install_model.startswith(click_model) else MODEL_MISMATCH
+    return MODEL_MATCH if click_model == install_model else MODEL_MISMATCH
+
+
+@dataclass(frozen=True)
+class Scored:
+    click: ClickCandidate
+    score: Score
+    penalty: float = 0.0
+
+    @property
+    def confidence(self) -> float:
+        return max(0.0, round(self.score.confidence - self.penalty, 2))
+
+
+def rank(candidates: Sequence[ClickCandidate], install: InstallSignals, *,
+         installed_at: datetime) -> list[Scored]:
+    """Every candidate scored, with the ambiguity penalty applied to the best device's clicks.
+
+    Clicks from one browser on one network (same fingerprint) are one device and never rivals.
+    """
+    scored = [Scored(c, score(c, install, age=installed_at - c.clicked_at)) for c in candidates]
+    best_by_device: dict[str, float] = {}
+    for item in scored:
+        device = item.click.fingerprint or str(item.click.id)
+        best_by_device[device] = max(best_by_device.get(device, 0.0), item.score.confidence)
+    if not best_by_device:
+        return scored
+    top = max(best_by_device.values())
+    if top < THRESHOLD:
+        return scored
+    rivals = [d for d, best in best_by_device.items() if best >= top - AMBIGUITY_MARGIN
+              and best > 0]
+    rival_count = len(rivals) - 1
+    if rival_count <= 0:
+        return scored
+    penalty = (MAX_CONFIDENCE if rival_count > MAX_RIVALS else AMBIGUITY_PENALTY * rival_count)
+    return [
+        Scored(item.click, item.score, penalty)
+        if (item.click.fingerprint or str(item.click.id)) in rivals else item
+        for item in scored
+    ]

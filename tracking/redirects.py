@@ -1,0 +1,65 @@
+"""Where a click redirects to (spec: GET /clicks, redirect priority). Pure.
+
+1. `redirect_url` when it is an absolute http(s) URL (anything else is ignored: javascript:,
+   data:, protocol-relative, control characters);
+2. the app's store URL by platform detection: iOS devices get the App Store URL, Android
+   devices the Play Store URL, web apps their domain; a desktop browser gets the app's own
+   platform's store;
+3. a default store URL from settings.
+A Play Store target carries our click id in its `referrer` parameter, so the Android install
+referrer names the exact click.
+"""
+
+from __future__ import annotations
+
+import uuid
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from tracking.referrer import store_referrer
+
+PLAY_HOSTS = {"play.google.com", "market.android.com"}
+
+
+def safe_redirect_url(value: str | None) -> str | None:
+    if not value or len(value) > 4096:
+        return None
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value) or " " in value.strip():
+        return None
+    value = value.strip()
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or "\\" in value:
+        return None
+    if parts.hostname is None:
+        return None
+    return value
+
+
+def store_target(*, device_platform: str, app_platform: str | None,
+                 app_store_url: str | None, play_store_url: str | None,
+                 domain: str | None) -> str | None:
+    if app_platform == "web":
+        return f"https://{domain}/" if domain else None
+    if device_platform == "ios":
+        return app_store_url
+    if device_platform == "android":
+        return play_store_url
+    return app_store_url if app_platform == "ios" else play_store_url or app_store_url
+
+
+def default_target(*, device_platform: str, defaults: dict[str, str]) -> str:
+    return defaults.get(device_platform) or defaults["other"]
+
+
+def with_play_referrer(url: str, *, click_id: uuid.UUID, media_source: str,
+                       campaign_id: str) -> str:
+    parts = urlsplit(url)
+    if (parts.hostname or "").lower() not in PLAY_HOSTS:
+        return url
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+             if k != "referrer"]
+    query.append(("referrer", store_referrer(click_id=click_id, media_source=media_source,
+                                             campaign_id=campaign_id)))
+    return urlunsplit(parts._replace(query=urlencode(query)))

@@ -1,0 +1,115 @@
+"""Request and response shapes of the tracking endpoints.
+
+SDK responses use the spec's camelCase attribution result; dashboard (JWT) responses use the
+management API's snake_case.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from attribution_site.api.fields import StrictCharField, StrictUUIDField
+
+PLATFORMS = ("ios", "android", "web")
+
+
+def _optional(max_length: int) -> StrictCharField:
+    return StrictCharField(required=False, allow_null=True, allow_blank=True,
+                           max_length=max_length)
+
+
+class InstallInput(serializers.Serializer):
+    app_id = StrictUUIDField()
+    device_id = _optional(128)
+    platform = serializers.ChoiceField(choices=PLATFORMS, error_messages={
+        "invalid_choice": "Must be one of ios, android, web."})
+    install_referrer = _optional(4096)
+    sdk_version = StrictCharField(max_length=64)
+    screen_resolution = _optional(32)
+    timezone = _optional(64)
+    language = _optional(64)
+    os_version = _optional(64)
+    device_model = _optional(128)
+
+
+class EventBatchInput(serializers.Serializer):
+    app_id = StrictUUIDField()
+    device_id = _optional(128)
+    sdk_version = StrictCharField(max_length=64)
+    events = serializers.JSONField(help_text="Array of In-app event objects: event_name, "
+                                   "properties (object), timestamp (Unix ms), session_id "
+                                   "(UUID), optional event_id for idempotent retries.")
+    _api_key = StrictCharField(required=False, help_text="Fallback auth for beacons.")
+
+    def validate_events(self, value):
+        from tracking.event_batch import MAX_EVENTS_PER_BATCH
+
+        if not isinstance(value, list):
+            raise serializers.ValidationError("Must be an array of event objects.")
+        if not value:
+            raise serializers.ValidationError("Must contain at least one event.")
+        if len(value) > MAX_EVENTS_PER_BATCH:
+            raise serializers.ValidationError(
+                f"At most {MAX_EVENTS_PER_BATCH} events per batch.")
+        return value
+
+
+class AttributionResult(serializers.Serializer):
+    matchType = serializers.CharField()  # noqa: N815 - the spec's field names
+    confidence = serializers.FloatField()
+    mediaSource = serializers.CharField(allow_null=True)  # noqa: N815
+    campaignId = serializers.CharField(allow_null=True)  # noqa: N815
+    isOrganic = serializers.BooleanField()  # noqa: N815
+    attributedTouchTime = serializers.IntegerField(allow_null=True)  # noqa: N815
+    installId = serializers.UUIDField()  # noqa: N815
+
+
+class EventBatchResult(serializers.Serializer):
+    accepted = serializers.IntegerField()
+    rejected = serializers.ListField(child=serializers.DictField())
+    warnings = serializers.ListField(child=serializers.DictField())
+
+
+class ReengagementOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    click_id = serializers.UUIDField()
+    media_source = serializers.CharField(allow_null=True)
+    campaign_id = serializers.CharField(allow_null=True)
+    clicked_at = serializers.DateTimeField()
+    reengaged_at = serializers.DateTimeField()
+
+
+class InstallOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    app_id = serializers.UUIDField()
+    device_id = serializers.CharField(allow_null=True)
+    platform = serializers.CharField()
+    sdk_version = serializers.CharField()
+    os_version = serializers.CharField()
+    device_model = serializers.CharField()
+    installed_at = serializers.DateTimeField()
+    match_type = serializers.CharField()
+    confidence = serializers.FloatField()
+    is_organic = serializers.BooleanField()
+    media_source = serializers.CharField(allow_null=True)
+    campaign_id = serializers.CharField(allow_null=True)
+    adset = serializers.CharField(allow_null=True)
+    ad = serializers.CharField(allow_null=True)
+    click_id = serializers.UUIDField(allow_null=True)
+    attributed_touch_time = serializers.DateTimeField(allow_null=True)
+    decision = serializers.JSONField(help_text="The decision trail: method, score, factors, "
+                                     "steps, and every candidate click with why it lost.")
+    reengagements = ReengagementOutput(many=True)
+
+
+def attribution_result(install) -> dict:
+    touch = install.attributed_touch_time
+    return {
+        "matchType": install.match_type,
+        "confidence": install.confidence,
+        "mediaSource": install.media_source,
+        "campaignId": install.campaign_id,
+        "isOrganic": install.is_organic,
+        "attributedTouchTime": int(touch.timestamp() * 1000) if touch else None,
+        "installId": str(install.id),
+    }

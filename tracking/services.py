@@ -1,0 +1,324 @@
+"""Writes of tracking data: clicks, installs with their attribution, re-engagements, events.
+
+Each write opens its own transaction and publishes its domain events inside it (see
+attribution_site/domain_events.py), so subscribers' rows commit or roll back with the fact.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, connection, transaction
+
+from attribution_site import domain_events
+from tracking import attribution, fingerprint, selectors
+from tracking.event_batch import CleanEvent
+from tracking.models import Click, ClickArchive, Event, Install, Reengagement
+from tracking.referrer import parse_install_referrer
+from tracking.signals import InstallSignals
+from tracking.useragent import device_info, os_major_of
+
+logger = logging.getLogger(__name__)
+
+OS_FAMILY_BY_PLATFORM = {"ios": "iOS", "android": "Android"}
+
+
+def _text(value: str | None, limit: int) -> str:
+    """Database-safe text: no NUL (PostgreSQL refuses it), cut to the column's length."""
+    return (value or "").replace("\x00", "")[:limit]
+
+
+# --- Clicks ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ClickInput:
+    app_id: uuid.UUID
+    campaign_id: str
+    media_source: str
+    adset: str
+    ad: str
+    advertising_id: str | None
+    ip: str | None
+    user_agent: str
+    accept_language: str
+    clicked_at: datetime
+
+
+_CLICK_COLUMNS = ("id", "app_id", "campaign_id", "media_source", "adset", "ad",
+                  "advertising_id", "ip", "ip_prefix", "user_agent", "accept_language",
+                  "os_family", "os_version", "device_model", "fingerprint", "clicked_at")
+_CLICK_INSERT = (
+    f"WITH hot AS (INSERT INTO {Click._meta.db_table} ({', '.join(_CLICK_COLUMNS)}) "
+    f"VALUES ({', '.join(['%s'] * len(_CLICK_COLUMNS))}) RETURNING {', '.join(_CLICK_COLUMNS)}) "
+    f"INSERT INTO {ClickArchive._meta.db_table} ({', '.join(_CLICK_COLUMNS)}) "
+    f"SELECT {', '.join(_CLICK_COLUMNS)} FROM hot"
+)
+
+
+def click_record(*, click: ClickInput) -> uuid.UUID:
+    """Store a click in the hot store and the archive; committed when this returns."""
+    device = device_info(click.user_agent)
+    advertising_id = attribution.usable_device_id(click.advertising_id)
+    if advertising_id is not None and len(advertising_id) > 64:
+        advertising_id = None
+    user_agent = _text(click.user_agent, 1024)
+    values = {
+        "id": uuid.uuid4(),
+        "app_id": click.app_id,
+        "campaign_id": _text(click.campaign_id, 255),
+        "media_source": _text(click.media_source, 255),
+        "adset": _text(click.adset, 255),
+        "ad": _text(click.ad, 255),
+        "advertising_id": advertising_id,
+        "ip": click.ip or None,
+        "ip_prefix": fingerprint.network_key(click.ip),
+        "user_agent": user_agent,
+        "accept_language": _text(click.accept_language, 255),
+        "os_family": device.os_family,
+        "os_version": device.os_major,
+        "device_model": device.device_model,
+        "fingerprint": fingerprint.click_fingerprint(click.ip or "", user_agent),
+        "clicked_at": click.clicked_at,
+    }
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # one statement writes both stores atomically
+            cursor.execute(_CLICK_INSERT, [values[c] for c in _CLICK_COLUMNS])
+    else:
+        with transaction.atomic():
+            Click.objects.create(**values)
+            ClickArchive.objects.create(**values)
+    return values["id"]
+
+
+# --- Installs -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class InstallInput:
+    app_id: uuid.UUID
+    platform: str
+    sdk_version: str
+    device_id: str | None = None
+    install_referrer: str = ""
+    screen_resolution: str = ""
+    timezone: str = ""
+    language: str = ""
+    os_version: str = ""
+    device_model: str = ""
+    ip: str | None = None
+    user_agent: str = ""
+
+
+@dataclass(frozen=True)
+class InstallOutcome:
+    install: Install
+    created: bool
+    reengagement: Reengagement | None = None
+
+
+def install_signals(data: InstallInput, device_id: str | None) -> InstallSignals:
+    """What the install request says about the device, filling gaps from its User-Agent."""
+    agent = device_info(data.user_agent)
+    return InstallSignals(
+        platform=data.platform,
+        device_id=device_id,
+        ip=data.ip,
+        os_family=OS_FAMILY_BY_PLATFORM.get(data.platform, ""),
+        os_major=os_major_of(data.os_version) or agent.os_major,
+        device_model=data.device_model or agent.device_model,
+        language=data.language,
+        timezone=data.timezone,
+        screen=data.screen_resolution,
+    )
+
+
+def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
+    """Attribute and store a first install; a repeat returns the stored result."""
+    device_id = attribution.usable_device_id(data.device_id)
+    if device_id is not None:
+        existing = selectors.install_for_device(app_id=data.app_id, device_id=device_id)
+        if existing is not None:
+            return _repeat_install(existing, now=now)
+
+    verdict = _attribute(data, device_id, now)
+    install = Install(
+        app_id=data.app_id, device_id=device_id, platform=data.platform,
+        sdk_version=_text(data.sdk_version, 64),
+        install_referrer=_text(data.install_referrer, 4096),
+        screen_resolution=_text(data.screen_resolution, 32),
+        timezone=_text(data.timezone, 64), language=_text(data.language, 64),
+        os_version=_text(data.os_version, 64), device_model=_text(data.device_model, 128),
+        ip=data.ip or None, user_agent=_text(data.user_agent, 1024), installed_at=now,
+        match_type=verdict.match_type, confidence=verdict.confidence,
+        is_organic=verdict.is_organic, media_source=verdict.media_source,
+        campaign_id=verdict.campaign_id, adset=verdict.adset, ad=verdict.ad,
+        click_id=verdict.click.id if verdict.click else None,
+        attributed_touch_time=verdict.touch_time, decision=verdict.trail,
+    )
+    try:
+        with transaction.atomic():
+            install.save(force_insert=True)
+            domain_events.publish([_install_attributed(install)])
+    except IntegrityError:
+        # The same device's first launch raced us here; its install stands, this is a repeat.
+        existing = selectors.install_for_device(app_id=data.app_id, device_id=device_id or "")
+        if existing is None:
+            raise
+        return InstallOutcome(install=existing, created=False)
+    return InstallOutcome(install=install, created=True)
+
+
+def _attribute(data: InstallInput, device_id: str | None, now: datetime
+               ) -> attribution.Verdict:
+    since = now - attribution.WINDOW
+    referrer = parse_install_referrer(data.install_referrer)
+    referrer_click = (selectors.click_by_id(app_id=data.app_id, click_id=referrer.click_id)
+                      if referrer and referrer.click_id else None)
+    referrer_decides = referrer is not None and (
+        referrer.media_source is not None
+        or (referrer_click is not None and referrer_click.clicked_at >= since))
+    device_candidates = []
+    if device_id is not None and not referrer_decides:
+        device_candidates = selectors.clicks_for_device(
+            app_id=data.app_id, advertising_id=device_id, since=since, until=now)
+    network_candidates = []
+    network = fingerprint.network_key(data.ip)
+    if network and not referrer_decides and not device_candidates:
+        network_candidates = selectors.clicks_for_network(
+            app_id=data.app_id, ip_prefix=network, since=since, until=now)
+    return attribution.attribute(
+        installed_at=now, signals=install_signals(data, device_id), referrer=referrer,
+        referrer_click=referrer_click, device_candidates=device_candidates,
+        fingerprint_candidates=network_candidates)
+
+
+def _install_attributed(install: Install) -> domain_events.InstallAttributed:
+    return domain_events.InstallAttributed(
+        app_id=install.app_id, install_id=install.id, device_id=install.device_id,
+        platform=install.platform, media_source=install.media_source,
+        campaign_id=install.campaign_id, match_type=install.match_type,
+        confidence=install.confidence, is_organic=install.is_organic,
+        installed_at=install.installed_at, click_id=install.click_id,
+        click_time=install.attributed_touch_time)
+
+
+def _repeat_install(install: Install, *, now: datetime) -> InstallOutcome:
+    """A device we know: a click since its last attribution is a re-engagement."""
+    since = max(selectors.last_attribution_time(install=install), now - attribution.WINDOW)
+    clicks = [c for c in selectors.clicks_for_device(
+        app_id=install.app_id, advertising_id=install.device_id, since=since, until=now)
+        if c.clicked_at > since]
+    if not clicks:
+        return InstallOutcome(install=install, created=False)
+    click = max(clicks, key=lambda c: (c.clicked_at, str(c.id)))
+    reengagement = Reengagement(
+        app_id=install.app_id, install=install, click_id=click.id,
+        media_source=click.media_source or None, campaign_id=click.campaign_id or None,
+        clicked_at=click.clicked_at, reengaged_at=now)
+    try:
+        with transaction.atomic():
+            reengagement.save(force_insert=True)
+            domain_events.publish([domain_events.InstallReengaged(
+                app_id=install.app_id, install_id=install.id,
+                reengagement_id=reengagement.id, device_id=install.device_id,
+                platform=install.platform, media_source=reengagement.media_source,
+                campaign_id=reengagement.campaign_id, match_type=attribution.DEVICE_ID,
+                confidence=100.0, click_id=click.id, click_time=click.clicked_at,
+                reengaged_at=now, original_media_source=install.media_source)])
+    except IntegrityError:  # a concurrent repeat recorded this click already
+        return InstallOutcome(install=install, created=False)
+    return InstallOutcome(install=install, created=False, reengagement=reengagement)
+
+
+# --- Events ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EventsOutcome:
+    accepted: int
+    duplicates: int
+
+
+def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[CleanEvent],
+                  received_at: datetime) -> EventsOutcome:
+    """Store a validated batch with one bulk statement; repeated client event ids are skipped."""
+    if not events:
+        return EventsOutcome(accepted=0, duplicates=0)
+    device_id = attribution.usable_device_id(device_id)
+    link = (selectors.install_link_for_device(app_id=app_id, device_id=device_id)
+            if device_id else None)
+    install_id, media_source, campaign_id = link if link else (None, None, None)
+
+    fresh, duplicates = _without_known_event_ids(app_id, events)
+    rows = [Event(app_id=app_id, install_id=install_id, device_id=device_id,
+                  event_id=e.event_id, event_name=e.event_name, properties=e.properties,
+                  session_id=e.session_id, occurred_at=e.occurred_at,
+                  received_at=received_at, revenue_amount=e.revenue_amount,
+                  revenue_currency=e.revenue_currency) for e in fresh]
+    try:
+        with transaction.atomic():
+            Event.objects.bulk_create(rows)
+            domain_events.publish([_event_tracked(row, media_source, campaign_id)
+                                   for row in rows])
+    except IntegrityError:
+        # A concurrent retry stored some of these client event ids first: store the rest.
+        rest, raced = _without_known_event_ids(app_id, fresh)
+        if raced == 0:
+            raise
+        outcome = events_record(app_id=app_id, device_id=device_id, events=rest,
+                                received_at=received_at)
+        duplicates += raced + outcome.duplicates
+        return EventsOutcome(accepted=outcome.accepted - outcome.duplicates + duplicates,
+                             duplicates=duplicates)
+    return EventsOutcome(accepted=len(rows) + duplicates, duplicates=duplicates)
+
+
+def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]
+                             ) -> tuple[list[CleanEvent], int]:
+    wanted = {e.event_id for e in events if e.event_id is not None}
+    if not wanted:
+        return events, 0
+    known = set(Event.objects.filter(app_id=app_id, event_id__in=wanted)
+                .values_list("event_id", flat=True))
+    seen: set[str] = set()
+    fresh = []
+    for event in events:
+        if event.event_id is not None:
+            if event.event_id in known or event.event_id in seen:
+                continue
+            seen.add(event.event_id)
+        fresh.append(event)
+    return fresh, len(events) - len(fresh)
+
+
+def _event_tracked(row: Event, media_source, campaign_id) -> domain_events.EventTracked:
+    return domain_events.EventTracked(
+        app_id=row.app_id, event_id=row.id, device_id=row.device_id,
+        install_id=row.install_id, event_name=row.event_name, properties=row.properties,
+        occurred_at=row.occurred_at, revenue_amount=row.revenue_amount,
+        revenue_currency=row.revenue_currency, media_source=media_source,
+        campaign_id=campaign_id)
+
+
+# --- Retention ------------------------------------------------------------------------------
+
+def clicks_prune(*, now: datetime, retention_days: int, batch_size: int = 10_000,
+                 progress=None) -> int:
+    """Delete hot-store clicks older than the window, a batch at a time; the archive stays.
+
+    Batches keep each DELETE short (no long lock, bounded WAL); running it twice is harmless.
+    """
+    from datetime import timedelta
+
+    cutoff = now - timedelta(days=retention_days)
+    deleted = 0
+    while True:
+        ids = list(Click.objects.filter(clicked_at__lt=cutoff)
+                   .values_list("id", flat=True)[:batch_size])
+        if not ids:
+            return deleted
+        Click.objects.filter(id__in=ids).delete()
+        deleted += len(ids)
+        if progress is not None:
+            progress(deleted)

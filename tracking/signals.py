@@ -1,0 +1,37 @@
+"""Plain values the waterfall compares: a stored click, and what an install request carries."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class ClickCandidate:
+    id: uuid.UUID
+    clicked_at: datetime
+    media_source: str
+    campaign_id: str
+    adset: str = ""
+    ad: str = ""
+    advertising_id: str | None = None
+    ip: str | None = None
+    fingerprint: str = ""  # hash of IP + User-Agent: one browser on one network
+    os_family: str = ""
+    os_major: str = ""
+    device_model: str = ""
+    accept_language: str = ""
+
+
+@dataclass(frozen=True)
+class InstallSignals:
+    platform: str
+    device_id: str | None = None
+    ip: str | None = None
+    os_family: str = ""
+    os_major: str = ""
+    device_model: str = ""
+    language: str = ""
+    timezone: str = ""
+    screen: str = ""

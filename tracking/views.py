@@ -1,0 +1,184 @@
+"""Tracking endpoints: the click redirector, install attribution, event batches, and the
+install trail for dashboard users (spec: Attribution endpoints)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from django.conf import settings
+from django.http import HttpResponseRedirect
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework_simplejwt.authentication import JWTAuthentication
+
+from apps_registry import selectors as app_selectors
+from apps_registry.authentication import ApiKeyAuthentication, require_app
+from attribution_site.api.client_ip import request_client_ip
+from attribution_site.api.exceptions import NotFound
+from attribution_site.api.pagination import limit_from_query
+from attribution_site.api.sdk import SdkView, json_object
+from attribution_site.api.throttling import (
+    DashboardUserThrottle,
+    SdkKeyThrottle,
+    fixed_window_hit,
+)
+from attribution_site.api.viewsets import OrganizationScopedView
+from tracking import redirects, selectors, services
+from tracking.event_batch import check_batch
+from tracking.serializers import (
+    AttributionResult,
+    EventBatchInput,
+    EventBatchResult,
+    InstallInput,
+    InstallOutput,
+    attribution_result,
+)
+from tracking.useragent import device_info
+
+logger = logging.getLogger(__name__)
+
+
+def _uuid(value: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value) if value else None
+    except ValueError:
+        return None
+
+
+@require_http_methods(["GET", "HEAD"])
+def click_redirect(request):
+    """Record the click (when the app is known) and redirect; never an error page."""
+    params = request.GET
+    user_agent = request.META.get("HTTP_USER_AGENT", "")
+    device = device_info(user_agent[:512])
+    app_id = _uuid(params.get("app_id"))
+    app = None
+    click_id = None
+    try:
+        app = app_selectors.app_target(app_id=app_id) if app_id else None
+        if app is not None and request.method == "GET":
+            if fixed_window_hit(f"clicks:{app.id}", limit=settings.CLICK_RATE_LIMIT_PER_APP):
+                logger.warning("click rate limit reached for app %s; click not recorded",
+                               app.id)
+            else:
+                click_id = services.click_record(click=services.ClickInput(
+                    app_id=app.id, campaign_id=params.get("c", ""),
+                    media_source=params.get("pid", ""), adset=params.get("af_adset", ""),
+                    ad=params.get("af_ad", ""), advertising_id=params.get("advertising_id"),
+                    ip=request_client_ip(request) or None, user_agent=user_agent,
+                    accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+                    clicked_at=timezone.now()))
+    except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here
+        logger.exception("click not recorded for app %s", app_id)
+
+    target = redirects.safe_redirect_url(params.get("redirect_url"))
+    if target is None and app is not None:
+        target = redirects.store_target(
+            device_platform=device.platform, app_platform=app.platform,
+            app_store_url=app.app_store_url, play_store_url=app.play_store_url,
+            domain=app.domain)
+    if target is None:
+        target = redirects.default_target(device_platform=device.platform,
+                                          defaults=settings.DEFAULT_STORE_URLS)
+    if click_id is not None:
+        target = redirects.with_play_referrer(target, click_id=click_id,
+                                              media_source=params.get("pid", ""),
+                                              campaign_id=params.get("c", ""))
+    response = HttpResponseRedirect(target)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+click_redirect.csrf_exempt = True
+
+
+class InstallsView(OrganizationScopedView, SdkView):
+    """POST: an SDK reports an install (API key). GET: dashboard users read installs (JWT)."""
+
+    def initialize_request(self, request, *args, **kwargs):
+        self.sdk_call = request.method not in ("GET", "HEAD", "OPTIONS")
+        return super().initialize_request(request, *args, **kwargs)
+
+    def get_authenticators(self):
+        if getattr(self, "sdk_call", True):
+            return [ApiKeyAuthentication()]
+        return [JWTAuthentication()]
+
+    def get_throttles(self):
+        return [SdkKeyThrottle()] if self.sdk_call else [DashboardUserThrottle()]
+
+    @extend_schema(request=InstallInput, responses={201: AttributionResult,
+                                                    200: AttributionResult})
+    def post(self, request):
+        payload = InstallInput(data=json_object(request.data))
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        require_app(request.user, data["app_id"])
+        outcome = services.install_record(
+            data=services.InstallInput(
+                app_id=data["app_id"], platform=data["platform"],
+                sdk_version=data["sdk_version"], device_id=data.get("device_id") or None,
+                install_referrer=data.get("install_referrer") or "",
+                screen_resolution=data.get("screen_resolution") or "",
+                timezone=data.get("timezone") or "", language=data.get("language") or "",
+                os_version=data.get("os_version") or "",
+                device_model=data.get("device_model") or "",
+                ip=request_client_ip(request) or None,
+                user_agent=request.META.get("HTTP_USER_AGENT", "")),
+            now=timezone.now())
+        body = attribution_result(outcome.install)
+        if outcome.reengagement is not None:
+            touch = outcome.reengagement.clicked_at
+            body["reengagement"] = {
+                "reengagementId": str(outcome.reengagement.id),
+                "mediaSource": outcome.reengagement.media_source,
+                "campaignId": outcome.reengagement.campaign_id,
+                "attributedTouchTime": int(touch.timestamp() * 1000)}
+        return Response(body, status=status.HTTP_201_CREATED if outcome.created
+                        else status.HTTP_200_OK)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("app_id", str, required=True),
+                    OpenApiParameter("device_id", str),
+                    OpenApiParameter("limit", int, description="default 50, at most 500")],
+        responses={200: inline_serializer("InstallList",
+                                          {"installs": InstallOutput(many=True)})})
+    def get(self, request):
+        app = self.get_app_from_query("app_id")
+        limit = limit_from_query(request.query_params)
+        installs = selectors.installs_for_app(app_id=app.id,
+                                              device_id=request.query_params.get("device_id"))
+        return Response({"installs": InstallOutput(installs[:limit], many=True).data})
+
+
+class InstallDetailView(OrganizationScopedView):
+    @extend_schema(responses={200: inline_serializer("InstallDetail",
+                                                     {"install": InstallOutput()})})
+    def get(self, request, install_id):
+        install = selectors.install_for_organization(organization_id=self.organization_id,
+                                                     install_id=install_id)
+        if install is None:
+            raise NotFound("Install not found.")
+        return Response({"install": InstallOutput(install).data})
+
+
+class EventsView(SdkView):
+    api_key_in_body = True
+
+    @extend_schema(request=EventBatchInput, responses={200: EventBatchResult})
+    def post(self, request):
+        payload = EventBatchInput(data=json_object(request.data))
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        require_app(request.user, data["app_id"])
+        checked = check_batch(data["events"], now_ms=int(time.time() * 1000))
+        outcome = services.events_record(app_id=data["app_id"],
+                                         device_id=data.get("device_id") or None,
+                                         events=checked.events, received_at=timezone.now())
+        return Response({"accepted": outcome.accepted, "rejected": checked.rejected,
+                         "warnings": checked.warnings})
