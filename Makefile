@@ -24,6 +24,7 @@ run: migrate
 	DEBUG=$${DEBUG-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 web: migrate
+	DEBUG=$${DEBUG-1} $(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/gunicorn attribution_site.wsgi -c gunicorn.conf.py
 
 worker: install
