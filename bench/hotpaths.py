@@ -1,0 +1,231 @@
+"""Hot-path benchmark: /clicks, /installs and /events against a bare Django baseline.
+
+Starts gunicorn (gthread, 2 workers x 4 threads, as in production) for the service on
+PostgreSQL and Redis and for bench/baseline, loads clicks into the hot store with COPY, drives
+load with wrk from a second process, and runs every target in rotation (one run each per round)
+so the machine's drift hits them alike. Prints requests/s, p99 and the ratio to the baseline
+of the same round; the summary is the median over rounds. Install p99 is measured with the
+small and the large click table in the same run.
+
+    .venv/bin/python bench/hotpaths.py                 # 10,000 then 1,000,000 clicks, 3 rounds
+    .venv/bin/python bench/hotpaths.py --large 100000 --rounds 1 --duration 5   # quick look
+
+Needs wrk (`apt-get install wrk`), PostgreSQL and Redis. Uses its own database (dropped and
+re-created) and Redis db 13. Not a test: nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+GUNICORN = str(Path(PYTHON).with_name("gunicorn"))
+GUNICORN_ARGS = ["-k", "gthread", "-w", "2", "--threads", "4", "--limit-request-line", "8190",
+                 "--log-level", "warning"]
+SERVICE_PORT, BASELINE_PORT = 8101, 8102
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", type=int, default=10_000)
+    parser.add_argument("--large", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/attr_bench")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
+    return parser.parse_args()
+
+
+def service_env(args) -> dict:
+    env = dict(os.environ)
+    env.update(DATABASE_URL=args.database, REDIS_URL=args.redis, DEBUG="0",
+               SECRET_KEY="bench-secret-key-bench-secret-key-0000", ALLOWED_HOSTS="127.0.0.1",
+               NUM_PROXIES="1", LOG_LEVEL="WARNING",
+               DJANGO_SETTINGS_MODULE="attribution_site.settings")
+    return env
+
+
+def recreate_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup_app(env: dict) -> tuple[str, str]:
+    """An organization, app and API key, made through the services the API uses."""
+    code = (
+        "from accounts.services import account_signup\n"
+        "from apps_registry.services import app_create, api_key_create\n"
+        "u = account_signup(email='bench@example.com', password='bench-password',"
+        " name='Bench', company_name='Bench')\n"
+        "a = app_create(organization_id=u.organization_id, name='Bench', platform='android',"
+        " package_name='com.bench.app',"
+        " play_store_url='https://play.google.com/store/apps/details?id=com.bench.app')\n"
+        "k, full = api_key_create(app=a)\n"
+        "print(a.id, full)\n"
+    )
+    out = subprocess.run([PYTHON, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
+                         check=True, capture_output=True, text=True).stdout.split()
+    return out[-2], out[-1]
+
+
+def load_clicks(url: str, app_id: str, start: int, stop: int, networks: int) -> None:
+    """Clicks start..stop-1 into the hot store (COPY), spread over `networks` /24s and the
+    last 6 days, each with its own advertising id (the one installs.lua asks for)."""
+    import psycopg
+
+    from tracking.fingerprint import click_fingerprint
+
+    now = datetime.now(UTC)
+    columns = ("id", "app_id", "campaign_id", "media_source", "adset", "ad", "advertising_id",
+               "ip", "ip_prefix", "user_agent", "accept_language", "os_family", "os_version",
+               "device_model", "fingerprint", "clicked_at")
+    ua = ("Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) "
+          "Chrome/120.0.0.0 Mobile Safari/537.36")
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        with cur.copy(f"COPY tracking_click ({', '.join(columns)}) FROM STDIN") as copy:
+            for n in range(start, stop):
+                net = n % networks
+                ip = f"82.{net // 250}.{net % 250}.{n % 254 + 1}"
+                copy.write_row((
+                    uuid.uuid4(), app_id, f"campaign{n % 50}", f"network{n % 7}", "", "",
+                    f"00000001-0000-4000-8000-{n + 1:012d}", ip,
+                    f"82.{net // 250}.{net % 250}.0/24", ua, "en-US", "Android", "14",
+                    "SM-S918B", click_fingerprint(ip, ua),
+                    now - timedelta(seconds=(n * 7919) % (6 * 86400))))
+        conn.commit()
+        conn.execute("ANALYZE tracking_click")
+
+
+def start(cmd: list[str], env: dict, cwd: Path, port: int) -> subprocess.Popen:
+    process = subprocess.Popen([*cmd, "-b", f"127.0.0.1:{port}", *GUNICORN_ARGS], cwd=cwd,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz" if port == SERVICE_PORT
+                                   else f"http://127.0.0.1:{port}/r", timeout=1)
+            return process
+        except urllib.error.HTTPError:
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"server on port {port} did not start: {process.stderr.read()[-2000:]}")
+
+
+def wrk(port: int, script: str, args, env: dict) -> dict:
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{args.connections}", f"-d{args.duration}s", "--latency", "-s",
+         str(ROOT / "bench" / "wrk" / script), f"http://127.0.0.1:{port}"],
+        env=env, capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = _ms(re.search(r"99%\s+([\d.]+\w+)", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    return {"rps": rps, "p99": p99, "bad": int(bad.group(1)) if bad else 0, "total": total}
+
+
+def _ms(text: str) -> float:
+    value, unit = float(re.match(r"[\d.]+", text).group()), re.sub(r"[\d.]", "", text)
+    return value * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
+
+
+def rotation(targets: dict, args, env: dict, label: str) -> dict[str, list[dict]]:
+    results: dict[str, list[dict]] = {name: [] for name in targets}
+    for round_no in range(1, args.rounds + 1):
+        for name, (port, script) in targets.items():
+            result = wrk(port, script, args, env)
+            results[name].append(result)
+            flag = f"  NON-2XX/3XX: {result['bad']}" if result["bad"] else ""
+            print(f"  [{label} round {round_no}] {name:9s} {result['rps']:9.1f} req/s  "
+                  f"p99 {result['p99']:8.2f} ms{flag}", flush=True)
+    return results
+
+
+def ratios(results, name) -> list[float]:
+    return [r["rps"] / b["rps"] for r, b in zip(results[name], results["baseline"],
+                                                        strict=True)]
+
+
+def main() -> None:
+    args = parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is needed: apt-get install wrk")
+    env = service_env(args)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    import redis
+
+    redis.Redis.from_url(args.redis).flushdb()
+    recreate_database(args.database)
+    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
+                   check=True)
+    app_id, key = setup_app(env)
+    networks = max(1, args.small // 10)
+    load_clicks(args.database, app_id, 0, args.small, networks)
+    wrk_env = dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key,
+                   BENCH_CLICKS=str(args.small), BENCH_NETWORKS=str(networks))
+    servers = [start([GUNICORN, "attribution_site.wsgi"], env, ROOT, SERVICE_PORT),
+               start([GUNICORN, "baseline_site:application"],
+                     dict(env, DJANGO_SETTINGS_MODULE="baseline_site"),
+                     ROOT / "bench" / "baseline", BASELINE_PORT)]
+    try:
+        print(f"== {args.small:,} clicks stored: installs vs baseline", flush=True)
+        small = rotation({"baseline": (BASELINE_PORT, "baseline.lua"),
+                          "installs": (SERVICE_PORT, "installs.lua")}, args, wrk_env, "small")
+        print(f"== loading clicks up to {args.large:,}", flush=True)
+        load_clicks(args.database, app_id, args.small, args.large, networks)
+        print(f"== {args.large:,} clicks stored: every hot path vs baseline", flush=True)
+        large = rotation({"baseline": (BASELINE_PORT, "baseline.lua"),
+                          "clicks": (SERVICE_PORT, "clicks.lua"),
+                          "installs": (SERVICE_PORT, "installs.lua"),
+                          "events": (SERVICE_PORT, "events.lua")}, args, wrk_env, "large")
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=10)
+
+    out = io.StringIO()
+    base = statistics.median(r["rps"] for r in large["baseline"])
+    out.write(f"\nSummary (median of {args.rounds} rounds, {args.duration}s each, "
+              f"wrk -t2 -c{args.connections}; baseline {base:.0f} req/s)\n")
+    out.write("| endpoint | req/s | ratio to baseline | p99 ms | target |\n|---|---|---|---|---|\n")
+    targets = {"clicks": ">= 0.30", "installs": ">= 0.12", "events": ">= 4x baseline req/s "
+               "in events/s"}
+    for name in ("clicks", "installs", "events"):
+        rps = statistics.median(r["rps"] for r in large[name])
+        ratio = statistics.median(ratios(large, name))
+        p99 = statistics.median(r["p99"] for r in large[name])
+        extra = f" ({rps * 100:.0f} events/s = {ratio * 100:.2f}x)" if name == "events" else ""
+        out.write(f"| {name} | {rps:.0f}{extra} | {ratio:.3f} | {p99:.1f} | {targets[name]} |\n")
+    p99_small = statistics.median(r["p99"] for r in small["installs"])
+    p99_large = statistics.median(r["p99"] for r in large["installs"])
+    out.write(f"\nInstall p99: {p99_small:.1f} ms with {args.small:,} clicks, {p99_large:.1f} ms "
+              f"with {args.large:,} ({p99_large / p99_small:.2f}x; target <= 1.2x)\n")
+    small_ratio = statistics.median(ratios(small, "installs"))
+    out.write(f"Install ratio with {args.small:,} clicks: {small_ratio:.3f}\n")
+    print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()
