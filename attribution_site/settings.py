@@ -122,6 +122,23 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout"
                                    "max_retries": 1}
 CELERY_BEAT_SCHEDULE: dict = {}
 
+# --- Delivery -------------------------------------------------------------------------------
+# Postbacks and webhooks (docs/delivery.md). Total budget of one outbound request, in seconds.
+DELIVERY_TIMEOUT_SECONDS = env.int("DELIVERY_TIMEOUT_SECONDS", 10, minimum=1)
+# One retry per delay (seconds, +/- 10 % jitter): 3 retries, 4 attempts in all by default.
+DELIVERY_RETRY_DELAYS = env.int_list("DELIVERY_RETRY_DELAYS", [60, 300, 1800])
+# Lifts the refusal of loopback/private/link-local destinations: local development and tests.
+DELIVERY_ALLOW_PRIVATE_NETWORKS = env.bool("DELIVERY_ALLOW_PRIVATE_NETWORKS", False)
+# A pending delivery this long past due is presumed to have lost its message and re-enqueued.
+DELIVERY_SWEEP_GRACE_SECONDS = env.int("DELIVERY_SWEEP_GRACE_SECONDS", 120, minimum=0)
+DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum=1)
+# A queue of its own, so slow receivers never hold up other work (make worker consumes it).
+CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"}}
+CELERY_BEAT_SCHEDULE["delivery-sweep"] = {
+    "task": "delivery.sweep", "schedule": 60.0, "options": {"expires": 55}}
+CELERY_BEAT_SCHEDULE["delivery-prune"] = {
+    "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}}
+
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [

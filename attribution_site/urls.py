@@ -10,6 +10,7 @@ from attribution_site.api.middleware import envelope_response
 api_v1 = [
     path("", include("accounts.urls")),
     path("", include("apps_registry.urls")),
+    path("", include("delivery.urls")),
     path("", include("tracking.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

@@ -1,6 +1,38 @@
+"""The delivery app: postbacks and signed webhooks (spec: Postback endpoints, Webhook
+endpoints, Events). On start it subscribes to tracking's domain events inside their transaction,
+so a delivery row commits (or rolls back) with the install or event that caused it.
+"""
+
 from django.apps import AppConfig
+from django.core import checks
 
 
 class DeliveryConfig(AppConfig):
     name = "delivery"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from attribution_site import domain_events
+        from delivery import services
+
+        subscriptions = (
+            (domain_events.InstallAttributed, services.deliveries_for_installs),
+            (domain_events.InstallReengaged, services.deliveries_for_reengagements),
+            (domain_events.EventTracked, services.deliveries_for_events),
+        )
+        for event_type, handler in subscriptions:
+            domain_events.subscribe(event_type, handler, phase="in_transaction")
+        checks.register(private_networks_check, checks.Tags.security)
+
+
+def private_networks_check(app_configs=None, **kwargs):
+    from django.conf import settings
+
+    if settings.DELIVERY_ALLOW_PRIVATE_NETWORKS and not settings.DEBUG:
+        return [checks.Warning(
+            "DELIVERY_ALLOW_PRIVATE_NETWORKS is on: postbacks and webhooks may call loopback, "
+            "private and cloud-metadata addresses.",
+            hint="Use it for local development and tests only.",
+            id="delivery.W001",
+        )]
+    return []

@@ -1,0 +1,170 @@
+"""Postback and webhook configurations, deliveries and their attempts (spec: Postback
+configuration, Postback delivery log, Webhook, Webhook delivery log).
+
+One `Delivery` row per outbound message, written in the transaction of the fact that caused it,
+before any Celery message exists; one `DeliveryAttempt` row per try, which is what the delivery
+logs list. A delivery's state moves pending -> sending (claimed by one worker with a conditional
+UPDATE) -> succeeded, back to pending for a retry, failed, or cancelled when its configuration
+was deleted or deactivated before its turn. See docs/delivery.md.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+
+def default_postback_events() -> list[str]:
+    return ["install"]
+
+
+class HttpMethod(models.TextChoices):
+    GET = "GET"
+    POST = "POST"
+
+
+class PostbackConfig(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE,
+                            related_name="postback_configs")
+    media_source = models.CharField(max_length=255)
+    postback_url = models.CharField(max_length=2048)
+    http_method = models.CharField(max_length=4, choices=HttpMethod.choices,
+                                   default=HttpMethod.GET)
+    # Which facts post back: "install" by default; "event" and "re-engagement" on request.
+    events = models.JSONField(default=default_postback_events)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "media_source"],
+                                    name="postback_unique_media_source"),
+        ]
+        verbose_name = "postback configuration"
+
+    def __str__(self) -> str:
+        return f"postback to {self.media_source}"
+
+
+class Webhook(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE,
+                            related_name="webhooks")
+    url = models.CharField(max_length=2048)
+    events = models.JSONField()
+    active = models.BooleanField(default=True)
+    # Fernet token of the whsec_ secret (delivery.crypto); never the secret itself.
+    secret_encrypted = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["app", "created_at"], name="webhook_app_idx")]
+
+    def __str__(self) -> str:
+        return f"webhook {self.url}"
+
+
+class Kind(models.TextChoices):
+    POSTBACK = "postback"
+    WEBHOOK = "webhook"
+
+
+class State(models.TextChoices):
+    PENDING = "pending"
+    SENDING = "sending"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+OPEN_STATES = (State.PENDING, State.SENDING)
+
+
+class Delivery(models.Model):
+    # The message id: the webhook envelope's `id` and `webhook-id`, the same on every retry.
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    # SET_NULL keeps the history of a deleted configuration; an open delivery without one is
+    # cancelled when its turn comes.
+    postback = models.ForeignKey(PostbackConfig, null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="deliveries")
+    webhook = models.ForeignKey(Webhook, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="deliveries")
+    event_type = models.CharField(max_length=16)
+    # The install, event or re-engagement id: with the configuration, the idempotency key.
+    source_id = models.CharField(max_length=64, blank=True, default="")
+    is_test = models.BooleanField(default=False)
+    # Webhook: the exact JSON body. Postback: the macro values as JSON (the POST body).
+    body = models.TextField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    attempts_made = models.PositiveSmallIntegerField(default=0)
+    max_attempts = models.PositiveSmallIntegerField()
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["postback", "event_type", "source_id"], name="delivery_once_postback",
+                condition=models.Q(is_test=False, postback__isnull=False)),
+            models.UniqueConstraint(
+                fields=["webhook", "event_type", "source_id"], name="delivery_once_webhook",
+                condition=models.Q(is_test=False, webhook__isnull=False)),
+        ]
+        indexes = [
+            # Small: only open deliveries are in it. The sweep reads nothing else.
+            models.Index(fields=["state", "next_attempt_at"], name="delivery_open_idx",
+                         condition=models.Q(state__in=["pending", "sending"])),
+            models.Index(fields=["completed_at"], name="delivery_completed_idx",
+                         condition=models.Q(completed_at__isnull=False)),
+        ]
+        verbose_name_plural = "deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.event_type} {self.id} ({self.state})"
+
+    @property
+    def configuration_id(self) -> uuid.UUID | None:
+        return self.postback_id if self.kind == Kind.POSTBACK else self.webhook_id
+
+
+class DeliveryAttempt(models.Model):
+    """One try: an entry of the delivery log."""
+
+    id = models.BigAutoField(primary_key=True)
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
+    # Copied from the delivery so the log endpoints read one index, newest first.
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    number = models.PositiveSmallIntegerField()
+    http_method = models.CharField(max_length=4)
+    # Credentials masked (payloads.mask_url) before it is stored.
+    url = models.TextField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Truncated, kept as plain text; never rendered as HTML.
+    response_body = models.TextField(blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+    succeeded = models.BooleanField(null=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["delivery", "number"], name="attempt_unique_number"),
+        ]
+        indexes = [
+            models.Index(fields=["app", "kind", "-started_at"], name="attempt_log_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.delivery_id}"

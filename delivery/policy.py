@@ -1,0 +1,233 @@
+"""Delivery policy (spec: Events, "Delivery"; Limits): what counts as success, when to retry,
+which destinations are refused, and what a valid destination URL looks like.
+
+Pure: standard library only, no ORM, no settings, no clock. Callers pass in the configured
+timeout and delays, the attempt number and a random draw for the jitter, so every rule here
+is tested as a plain function. See docs/delivery.md for the reasoning behind each rule.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+import re
+import socket
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+# A little jitter spreads the retries of a burst of deliveries that failed together (a
+# receiver's outage) so they do not all come back in the same second: +/- 10 %.
+JITTER_FRACTION = 0.1
+MAX_URL_LENGTH = 2048
+RESPONSE_BODY_LIMIT = 2048
+
+CARRIER_GRADE_NAT = ipaddress.ip_network("100.64.0.0/10")
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+MACRO = re.compile(r"\{([^{}]*)\}")
+HOST_LABEL = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
+
+
+class ErrorKind(enum.StrEnum):
+    """Why an attempt got no usable answer; `REFUSED` and `INVALID` are never retried."""
+
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    REFUSED = "refused"
+    INVALID = "invalid"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one attempt produced, as the transport saw it."""
+
+    status_code: int | None = None
+    response_body: str = ""
+    error_kind: ErrorKind | None = None
+    error: str | None = None
+    location: str | None = None
+    duration_ms: int = 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    succeeded: bool
+    error_message: str | None
+    permanent: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    """`state` is succeeded, retry or failed; `retry_in` (seconds) is set only for retry."""
+
+    state: str
+    retry_in: float | None = None
+
+
+def judge(outcome: Outcome) -> Verdict:
+    """Only a 2xx answer is a success. A 3xx is a failure: redirects are never followed,
+    because the target would escape the address check (and the receiver did not accept)."""
+    if outcome.error_kind is not None:
+        permanent = outcome.error_kind in (ErrorKind.REFUSED, ErrorKind.INVALID)
+        return Verdict(False, outcome.error or outcome.error_kind.value, permanent)
+    status = outcome.status_code or 0
+    if 200 <= status < 300:
+        return Verdict(True, None)
+    if 300 <= status < 400:
+        target = f" to {outcome.location[:200]}" if outcome.location else ""
+        return Verdict(False, f"Redirect ({status}){target} not followed.")
+    return Verdict(False, f"Receiver answered {status}.")
+
+
+def max_attempts(delays: Sequence[int]) -> int:
+    """The first try plus one retry per configured delay (default 60, 300, 1800: 4 tries)."""
+    return 1 + len(delays)
+
+
+def decide(*, verdict: Verdict, attempt_number: int, max_attempts: int,
+           delays: Sequence[int], jitter: float) -> Decision:
+    """What happens after attempt `attempt_number` (1-based). `jitter` is a draw in [0, 1)."""
+    if verdict.succeeded:
+        return Decision("succeeded")
+    if verdict.permanent or attempt_number >= max_attempts or not delays:
+        return Decision("failed")
+    base = delays[min(attempt_number - 1, len(delays) - 1)]
+    return Decision("retry", retry_delay(base, jitter))
+
+
+def retry_delay(base: float, jitter: float) -> float:
+    return max(0.0, base * (1 + JITTER_FRACTION * (2 * jitter - 1)))
+
+
+def lease_seconds(timeout: float) -> float:
+    """How long a claimed delivery belongs to its worker before the sweep takes it back.
+
+    Twice the request budget plus a second: a worker that is merely slow to write its outcome
+    keeps its claim, and one that died gives the delivery back soon after the budget is spent.
+    """
+    return 2 * timeout + 1
+
+
+# --- Destinations ------------------------------------------------------------------------------
+
+def address_refusal(address: str) -> str | None:
+    """Why `address` must not be called, or None when it is a public unicast address.
+
+    IPv6 forms that embed an IPv4 address (IPv4-mapped, NAT64, 6to4) are judged by the address
+    they lead to, so `::ffff:127.0.0.1` is loopback like 127.0.0.1 and `::ffff:8.8.8.8` passes.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return f"{address} is not an IP address."
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None:
+            reason = address_refusal(str(embedded))
+            return None if reason is None else f"{ip} embeds {reason}"
+    return _category_refusal(ip)
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip in NAT64:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    return None
+
+
+def _category_refusal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    checks = (
+        (ip.is_unspecified, "unspecified"),
+        (ip.is_loopback, "a loopback address"),
+        (ip.is_link_local, "a link-local address (cloud metadata lives there)"),
+        (isinstance(ip, ipaddress.IPv4Address) and ip in CARRIER_GRADE_NAT,
+         "a carrier-grade NAT address"),
+        (ip.is_multicast, "a multicast address"),
+        (ip.is_private, "a private address"),
+        (ip.is_reserved, "a reserved address"),
+        (not ip.is_global, "not a public address"),
+    )
+    for refused, why in checks:
+        if refused:
+            return f"{ip} is {why}."
+    return None
+
+
+def host_literal_address(host: str) -> str | None:
+    """The IP address a host names literally, in every spelling a resolver accepts.
+
+    Besides dotted quads and [IPv6], the C resolver takes integers (2130706433), hex
+    (0x7f000001), octal (0177.0.0.1) and short forms (127.1); all of them are caught here.
+    """
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        return str(ipaddress.ip_address(bare.split("%", 1)[0]))
+    except ValueError:
+        pass
+    if re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)(\.(0[xX][0-9a-fA-F]+|[0-9]+)){0,3}", bare):
+        try:
+            return str(ipaddress.IPv4Address(socket.inet_aton(bare)))
+        except OSError:
+            return None
+    return None
+
+
+def url_problem(url: str, *, schemes: Iterable[str], macros: Iterable[str] | None = None
+                ) -> str | None:
+    """Why `url` is not an acceptable destination (None when it is).
+
+    With `macros` the URL is a template: `{name}` may appear in the path, query or fragment
+    and must be one of `macros`. Never in the scheme, host or port: a macro value there
+    would choose the destination, which is exactly what the address check must decide.
+    """
+    schemes = tuple(schemes)
+    macros = None if macros is None else tuple(macros)
+    if not isinstance(url, str) or not url:
+        return "Must be a URL."
+    if len(url) > MAX_URL_LENGTH:
+        return f"Must be at most {MAX_URL_LENGTH} characters."
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return "Must not contain spaces or control characters."
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "Must be an absolute URL with a valid host and port."
+    if parts.scheme.lower() not in schemes:
+        return f"Must be an absolute {' or '.join(schemes)} URL."
+    if "{" in parts.netloc or "}" in parts.netloc:
+        return "Macros are not allowed in the host or port; put them in the path or query."
+    host = parts.hostname
+    if not host or not _valid_host(host):
+        return "Must be an absolute URL with a valid host."
+    if port == 0:
+        return "Must not use port 0."
+    rest = url[len(parts.scheme) + 3 + len(parts.netloc):]
+    names = MACRO.findall(rest)
+    if macros is None:
+        if "{" in rest or "}" in rest:
+            return "Must not contain { or }."
+        return None
+    known = set(macros)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        listed = ", ".join("{" + name + "}" for name in dict.fromkeys(unknown))
+        return f"Unknown macro {listed}. Known macros: " + ", ".join(
+            "{" + name + "}" for name in macros) + "."
+    if MACRO.sub("", rest).count("{") or MACRO.sub("", rest).count("}"):
+        return "Unbalanced { or } in the URL template."
+    return None
+
+
+def _valid_host(host: str) -> bool:
+    if host_literal_address(host) is not None:
+        return True
+    if ":" in host:  # an IPv6 literal that did not parse
+        return False
+    labels = host.rstrip(".").split(".")
+    return len(host) <= 253 and all(HOST_LABEL.match(label) for label in labels)
