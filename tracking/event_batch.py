@@ -22,6 +22,7 @@ MAX_EVENT_ID_LENGTH = 128
 EARLIEST_MS = 946_684_800_000  # 2000-01-01
 FUTURE_TOLERANCE_MS = 24 * 3600 * 1000
 MAX_AMOUNT = Decimal("1e12")
+NUL_MESSAGE = "Must not contain NUL characters."
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         errors["event_name"] = ["Required: a non-empty string."]
     elif len(name) > MAX_EVENT_NAME_LENGTH:
         errors["event_name"] = [f"At most {MAX_EVENT_NAME_LENGTH} characters."]
+    elif "\x00" in name:
+        errors["event_name"] = [NUL_MESSAGE]
     properties = raw.get("properties")
     properties_json = ""
     if not isinstance(properties, dict):
@@ -76,6 +79,8 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         properties_json = json.dumps(properties, separators=(",", ":"), ensure_ascii=False)
         if len(properties_json.encode()) > MAX_PROPERTIES_BYTES:
             errors["properties"] = [f"At most {MAX_PROPERTIES_BYTES} bytes of JSON."]
+        elif "\\u0000" in properties_json:  # PostgreSQL's jsonb cannot hold it
+            errors["properties"] = [NUL_MESSAGE]
     timestamp = raw.get("timestamp")
     if isinstance(timestamp, bool) or not isinstance(timestamp, int | float):
         errors["timestamp"] = ["Required: Unix time in milliseconds (a number)."]
@@ -86,7 +91,7 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         errors["session_id"] = ["Required: a UUID string."]
     event_id = raw.get("event_id")
     if event_id is not None and (not isinstance(event_id, str) or not event_id
-                                 or len(event_id) > MAX_EVENT_ID_LENGTH):
+                                 or len(event_id) > MAX_EVENT_ID_LENGTH or "\x00" in event_id):
         errors["event_id"] = [f"When given: a string of 1 to {MAX_EVENT_ID_LENGTH} characters."]
     if errors:
         return None

@@ -17,6 +17,7 @@ import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from tracking.signals import ClickCandidate, InstallSignals
 
@@ -38,8 +39,10 @@ MAX_RIVALS = 2  # three or more other devices scoring alike: refuse the match
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
 
 
+@lru_cache(maxsize=65536)
 def scoring_address(ip: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address if it can identify a network, else None."""
+    """The address if it can identify a network, else None. Cached: the same addresses come
+    back for every candidate of every install from a network."""
     if not ip:
         return None
     try:
@@ -55,6 +58,7 @@ def scoring_address(ip: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Add
     return address
 
 
+@lru_cache(maxsize=65536)
 def network_key(ip: str | None) -> str:
     """The /24 (IPv4) or /64 (IPv6) an address belongs to; '' when it must not score."""
     address = scoring_address(ip)

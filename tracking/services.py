@@ -159,7 +159,7 @@ def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
     )
     try:
         with transaction.atomic():
-            install.save(force_insert=True)
+            _insert(install)
             domain_events.publish([_install_attributed(install)])
     except IntegrityError:
         # The same device's first launch raced us here; its install stands, this is a repeat.
@@ -251,16 +251,17 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
     install_id, media_source, campaign_id = link if link else (None, None, None)
 
     fresh, duplicates = _without_known_event_ids(app_id, events)
-    rows = [Event(app_id=app_id, install_id=install_id, device_id=device_id,
-                  event_id=e.event_id, event_name=e.event_name, properties=e.properties,
-                  session_id=e.session_id, occurred_at=e.occurred_at,
-                  received_at=received_at, revenue_amount=e.revenue_amount,
-                  revenue_currency=e.revenue_currency) for e in fresh]
     try:
         with transaction.atomic():
-            Event.objects.bulk_create(rows)
-            domain_events.publish([_event_tracked(row, media_source, campaign_id)
-                                   for row in rows])
+            ids = _store_events(app_id, install_id, device_id, fresh, received_at)
+            domain_events.publish([
+                domain_events.EventTracked(
+                    app_id=app_id, event_id=event_id, device_id=device_id,
+                    install_id=install_id, event_name=e.event_name, properties=e.properties,
+                    occurred_at=e.occurred_at, revenue_amount=e.revenue_amount,
+                    revenue_currency=e.revenue_currency, media_source=media_source,
+                    campaign_id=campaign_id)
+                for event_id, e in zip(ids, fresh, strict=True)])
     except IntegrityError:
         # A concurrent retry stored some of these client event ids first: store the rest.
         rest, raced = _without_known_event_ids(app_id, fresh)
@@ -271,7 +272,55 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
         duplicates += raced + outcome.duplicates
         return EventsOutcome(accepted=outcome.accepted - outcome.duplicates + duplicates,
                              duplicates=duplicates)
-    return EventsOutcome(accepted=len(rows) + duplicates, duplicates=duplicates)
+    return EventsOutcome(accepted=len(fresh) + duplicates, duplicates=duplicates)
+
+
+_EVENT_COLUMNS = ("id", "app_id", "install_id", "device_id", "event_id", "event_name",
+                  "properties", "session_id", "occurred_at", "received_at", "revenue_amount",
+                  "revenue_currency")
+
+
+def _store_events(app_id, install_id, device_id, events: list[CleanEvent], received_at
+                  ) -> list[int]:
+    """Write the batch in one bulk statement; the new rows' ids, in batch order.
+
+    On PostgreSQL the ids are drawn from the sequence first and the rows written with COPY,
+    several times cheaper than a multi-row INSERT for a batch of a hundred.
+    """
+    if not events:
+        return []
+    if connection.vendor != "postgresql":
+        rows = Event.objects.bulk_create([
+            Event(app_id=app_id, install_id=install_id, device_id=device_id,
+                  event_id=e.event_id, event_name=e.event_name, properties=e.properties,
+                  session_id=e.session_id, occurred_at=e.occurred_at,
+                  received_at=received_at, revenue_amount=e.revenue_amount,
+                  revenue_currency=e.revenue_currency) for e in events])
+        return [row.id for row in rows]
+    table = Event._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) "
+                       "FROM generate_series(1, %s)", [len(events)])
+        ids = [row[0] for row in cursor.fetchall()]
+        with cursor.cursor.copy(
+                f"COPY {table} ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
+            for event_id, e in zip(ids, events, strict=True):
+                copy.write_row((event_id, app_id, install_id, device_id, e.event_id,
+                                e.event_name, e.properties_json, e.session_id, e.occurred_at,
+                                received_at, e.revenue_amount, e.revenue_currency))
+    return ids
+
+
+def _insert(instance) -> None:
+    """INSERT one new row with the fields' own database conversions, without the ORM's
+    per-query compilation (about half a millisecond on the install hot path)."""
+    model = type(instance)
+    fields = model._meta.concrete_fields
+    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in fields]
+    sql = (f"INSERT INTO {model._meta.db_table} ({', '.join(f.column for f in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
 
 
 def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]
@@ -291,14 +340,6 @@ def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]
         fresh.append(event)
     return fresh, len(events) - len(fresh)
 
-
-def _event_tracked(row: Event, media_source, campaign_id) -> domain_events.EventTracked:
-    return domain_events.EventTracked(
-        app_id=row.app_id, event_id=row.id, device_id=row.device_id,
-        install_id=row.install_id, event_name=row.event_name, properties=row.properties,
-        occurred_at=row.occurred_at, revenue_amount=row.revenue_amount,
-        revenue_currency=row.revenue_currency, media_source=media_source,
-        campaign_id=campaign_id)
 
 
 # --- Retention ------------------------------------------------------------------------------

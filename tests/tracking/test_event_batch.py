@@ -58,3 +58,10 @@ def test_bad_revenue_is_stored_as_a_plain_event_with_a_warning():
     assert len(result.events) == 3
     assert all(e.revenue_amount is None for e in result.events)
     assert [w["index"] for w in result.warnings] == [0, 1, 2]
+
+
+def test_nul_characters_reject_only_their_event():
+    result = check_batch([event(properties={"note": "a\x00b"}), event(event_name="x\x00"),
+                          event(event_id="id\x00"), event()], now_ms=NOW_MS)
+    assert [r["index"] for r in result.rejected] == [0, 1, 2]
+    assert len(result.events) == 1

@@ -141,3 +141,11 @@ def test_deleting_the_app_deletes_its_installs_and_events(sdk, app, owner_api):
     sdk.post("/api/v1/events", batch(app, [event()]), format="json")
     assert owner_api.delete(f"/api/v1/apps/{app.id}").status_code == 200
     assert Install.objects.count() == 0 and Event.objects.count() == 0
+
+
+def test_an_event_with_a_nul_character_is_rejected_and_the_rest_stored(sdk, app):
+    response = sdk.post("/api/v1/events", batch(app, [event(properties={"n": "a\u0000"}),
+                                                       event()]), format="json")
+    assert response.status_code == 200
+    assert response.json()["data"]["accepted"] == 1
+    assert Event.objects.count() == 1

@@ -1,0 +1,40 @@
+"""The hot-path lookups: the PostgreSQL fast path and the ORM path return the same clicks."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.tracking.conftest import click_through, install_body
+from tracking import selectors
+
+pytestmark = pytest.mark.django_db
+
+
+def lookups(app):
+    now = timezone.now()
+    since = now - timedelta(days=7)
+    first = selectors.clicks_for_device(app_id=app.id, advertising_id="gaid-1", since=since,
+                                        until=now)
+    return {
+        "device": first,
+        "network": selectors.clicks_for_network(app_id=app.id, ip_prefix="81.2.69.0/24",
+                                                since=since, until=now),
+        "by_id": selectors.click_by_id(app_id=app.id, click_id=first[0].id),
+        "install": selectors.install_for_device(app_id=app.id, device_id="gaid-1"),
+        "link": selectors.install_link_for_device(app_id=app.id, device_id="gaid-1"),
+    }
+
+
+def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
+    for n in range(3):
+        click_through(api, app, pid=f"net{n}", advertising_id="gaid-1",
+                      ip=f"81.2.69.{n + 10}")
+    sdk.post("/api/v1/installs", install_body(app, device_id="gaid-1"), format="json")
+    native = lookups(app)
+    monkeypatch.setattr(selectors, "_fast", lambda: False)
+    orm = lookups(app)
+    assert native == orm
+    assert [c.media_source for c in native["device"]] == ["net2", "net1", "net0"]
+    assert native["network"][0].ip == "81.2.69.12"
+    assert native["install"] is not None and native["link"][0] == native["install"].id
