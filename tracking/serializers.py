@@ -18,6 +18,17 @@ def _optional(max_length: int) -> StrictCharField:
                            max_length=max_length)
 
 
+class RawJsonField(serializers.Field):
+    """Any parsed JSON value, passed through as it is. DRF's JSONField would serialise a
+    whole batch of events again just to prove it is JSON, which the parser already did."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
 class InstallInput(serializers.Serializer):
     app_id = StrictUUIDField()
     device_id = _optional(128)
@@ -36,7 +47,7 @@ class EventBatchInput(serializers.Serializer):
     app_id = StrictUUIDField()
     device_id = _optional(128)
     sdk_version = StrictCharField(max_length=64)
-    events = serializers.JSONField(help_text="Array of In-app event objects: event_name, "
+    events = RawJsonField(help_text="Array of In-app event objects: event_name, "
                                    "properties (object), timestamp (Unix ms), session_id "
                                    "(UUID), optional event_id for idempotent retries.")
     _api_key = StrictCharField(required=False, help_text="Fallback auth for beacons.")
