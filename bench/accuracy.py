@@ -1,0 +1,259 @@
+"""Attribution accuracy: clicks and installs with known truth and realistic noise, sent through
+the HTTP API, scored per method.
+
+Noise model (docs/accuracy.md): devices on home networks and on carrier NAT addresses shared by
+many devices; a share of installs from another network than the click (Wi-Fi vs cellular);
+zeroed advertising ids (iOS without tracking consent, some Android); Chrome's reduced
+User-Agent; organic installs, some on the same carrier addresses as clickers; clicks that never
+install; several clicks per device from different sources; click-to-install delays from
+minutes to days, some beyond the 7-day window. Clicks are recorded through GET /clicks and then
+aged in the database to their simulated time (the API stamps clicks with the present).
+
+Truth: an install's true click is its device's latest click in the 7 days before the install
+(last touch), organic when there is none. A match is correct when the chosen click was made by
+the installing device.
+
+    .venv/bin/python bench/accuracy.py [--devices 3000] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hotpaths  # noqa: E402
+
+ROOT = hotpaths.ROOT
+WINDOW = timedelta(days=7)
+SOURCES = [("facebook", "fb_summer"), ("google", "uac_q4"), ("tiktok", "tt_launch"),
+           ("snapchat", "snap_1"), ("applovin", "al_rewarded"), ("unity", "unity_play")]
+ANDROID_MODELS = [("SM-S918B", "14"), ("Pixel 7", "14"), ("M2101K6G", "13"),
+                  ("SM-A546B", "14"), ("CPH2449", "13"), ("moto g54 5G", "14")]
+IOS_MODELS = [("iPhone15,2", "17"), ("iPhone14,5", "17"), ("iPhone13,2", "16"),
+              ("iPad13,1", "17")]
+LANGUAGES = ["en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "pt-BR", "ja-JP"]
+
+
+@dataclass
+class Device:
+    n: int
+    platform: str
+    model: str
+    os_major: str
+    language: str
+    advertising_id: str | None
+    home_ip: str
+    reduced_ua: bool
+    clicks: list = field(default_factory=list)  # (sim key, source, campaign, at, ip)
+    install_at: datetime | None = None
+    install_ip: str | None = None
+    referrer: str | None = None
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--devices", type=int, default=3000)
+    parser.add_argument("--organic", type=int, default=1000)
+    parser.add_argument("--noise-clicks", type=int, default=4000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/attr_accuracy")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    return parser.parse_args()
+
+
+def public_ip(rng: random.Random) -> str:
+    return f"{rng.choice([31, 46, 62, 77, 81, 88, 94, 109, 176, 185])}.{rng.randrange(256)}." \
+           f"{rng.randrange(256)}.{rng.randrange(1, 255)}"
+
+
+def make_world(args, now: datetime):
+    rng = random.Random(args.seed)
+    carrier_ips = [public_ip(rng) for _ in range(40)]  # carrier NAT egress, shared widely
+
+    def new_device(n: int) -> Device:
+        platform = "android" if rng.random() < 0.6 else "ios"
+        model, os_major = rng.choice(ANDROID_MODELS if platform == "android" else IOS_MODELS)
+        zeroed = rng.random() < (0.45 if platform == "ios" else 0.08)
+        on_carrier = rng.random() < 0.3
+        return Device(n=n, platform=platform, model=model, os_major=os_major,
+                      language=rng.choice(LANGUAGES),
+                      advertising_id=None if zeroed else str(uuid.UUID(int=rng.getrandbits(128))),
+                      home_ip=rng.choice(carrier_ips) if on_carrier else public_ip(rng),
+                      reduced_ua=platform == "android" and rng.random() < 0.5)
+
+    clickers = [new_device(n) for n in range(args.devices)]
+    for device in clickers:
+        installs = rng.random() < 0.6
+        delay = timedelta(minutes=rng.lognormvariate(4.0, 1.6))  # median ~1 hour
+        if rng.random() < 0.05:
+            delay = timedelta(days=rng.uniform(7.2, 12))  # clicked too long ago
+        last_click = now - delay
+        for k in range(rng.choice([1, 1, 1, 2, 2, 3])):
+            source, campaign = rng.choice(SOURCES)
+            at = last_click - timedelta(hours=k * rng.uniform(2, 40))
+            ip = device.home_ip if rng.random() < 0.85 else public_ip(rng)
+            device.clicks.append((f"sim-{device.n}-{k}", source, campaign, at, ip))
+        if installs:
+            device.install_at = now
+            device.install_ip = device.home_ip if rng.random() < 0.75 else public_ip(rng)
+    organics = [new_device(args.devices + n) for n in range(args.organic)]
+    for device in organics:
+        device.install_at = now
+        device.install_ip = device.home_ip
+    noise = [new_device(args.devices + args.organic + n) for n in range(args.noise_clicks)]
+    for device in noise:
+        source, campaign = rng.choice(SOURCES)
+        device.clicks.append((f"sim-{device.n}-0", source, campaign,
+                              now - timedelta(minutes=rng.uniform(1, 6 * 24 * 60)),
+                              device.home_ip))
+    for device in clickers:
+        if device.install_at and device.platform == "android" and rng.random() < 0.7:
+            device.referrer = "pending"  # Play hands over the last click's referrer
+    return clickers, organics, noise, rng
+
+
+def click_user_agent(device: Device) -> str:
+    if device.platform == "ios":
+        major = device.os_major
+        kind = "iPad; CPU OS" if device.model.startswith("iPad") else "iPhone; CPU iPhone OS"
+        return (f"Mozilla/5.0 ({kind} {major}_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, "
+                f"like Gecko) Version/{major}.1 Mobile/15E148 Safari/604.1")
+    if device.reduced_ua:
+        return ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) "
+                "Chrome/126.0.0.0 Mobile Safari/537.36")
+    return (f"Mozilla/5.0 (Linux; Android {device.os_major}; {device.model}) AppleWebKit/537.36"
+            " (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36")
+
+
+def sdk_user_agent(device: Device) -> str:
+    if device.platform == "ios":
+        return "Runner/3.2 CFNetwork/1474 Darwin/23.0.0"
+    return f"Dalvik/2.1.0 (Linux; U; Android {device.os_major}; {device.model} Build/UP1A)"
+
+
+def main() -> None:
+    args = parse_args()
+    env = hotpaths.service_env(argparse.Namespace(database=args.database, redis=args.redis))
+    os.environ.update(env)
+    import django
+
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+    import redis
+
+    redis.Redis.from_url(args.redis).flushdb()
+    hotpaths.recreate_database(args.database)
+    subprocess.run([hotpaths.PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
+                   cwd=ROOT, env=env, check=True)
+    app_id, key = hotpaths.setup_app(env)
+    server = hotpaths.start([hotpaths.GUNICORN, "attribution_site.wsgi"], env, ROOT,
+                            hotpaths.SERVICE_PORT)
+    base = f"http://127.0.0.1:{hotpaths.SERVICE_PORT}/api/v1"
+    http = requests.Session()
+    now = datetime.now(UTC)
+    clickers, organics, noise, rng = make_world(args, now)
+    try:
+        from tracking.models import Click, Install
+
+        referrer_of: dict[str, str] = {}
+        sim_time: dict[str, datetime] = {}
+        for device in clickers + noise:
+            for sim_key, source, campaign, at, ip in sorted(device.clicks, key=lambda c: c[3]):
+                params = {"app_id": app_id, "pid": source, "c": campaign, "af_ad": sim_key}
+                if device.advertising_id:
+                    params["advertising_id"] = device.advertising_id
+                elif rng.random() < 0.5:
+                    params["advertising_id"] = "00000000-0000-0000-0000-000000000000"
+                response = http.get(f"{base}/clicks", params=params, allow_redirects=False,
+                                    headers={"User-Agent": click_user_agent(device),
+                                             "Accept-Language": f"{device.language},en;q=0.8",
+                                             "X-Forwarded-For": ip})
+                assert response.status_code == 302, response.status_code
+                query = parse_qs(urlsplit(response.headers["Location"]).query)
+                if "referrer" in query:
+                    referrer_of[sim_key] = query["referrer"][0]
+                sim_time[sim_key] = at
+        for click in Click.objects.filter(ad__startswith="sim-").only("id", "ad"):
+            Click.objects.filter(id=click.id).update(clicked_at=sim_time[click.ad])
+        click_owner = {c.id: c.ad for c in Click.objects.only("id", "ad")}
+
+        results = []
+        for device in clickers + organics:
+            if device.install_at is None:
+                continue
+            latest = max(device.clicks, key=lambda c: c[3]) if device.clicks else None
+            body = {"app_id": app_id, "platform": device.platform, "sdk_version": "3.2.0",
+                    "os_version": f"{device.os_major}.1", "device_model": device.model,
+                    "language": device.language.replace("-", "_")}
+            if device.advertising_id:
+                body["device_id"] = device.advertising_id
+            if device.referrer and latest and latest[0] in referrer_of:
+                body["install_referrer"] = referrer_of[latest[0]]
+            response = http.post(f"{base}/installs", json=body, headers={
+                "X-API-Key": key, "User-Agent": sdk_user_agent(device),
+                "X-Forwarded-For": device.install_ip})
+            assert response.status_code == 201, response.text
+            data = response.json()["data"]
+            chosen = Install.objects.values_list("click_id", flat=True).get(id=data["installId"])
+            in_window = [c for c in device.clicks if now - c[3] <= WINDOW]
+            truth = max(in_window, key=lambda c: c[3])[0] if in_window else None
+            chosen_key = click_owner.get(chosen)
+            results.append({
+                "method": data["matchType"], "truth": truth, "chosen": chosen_key,
+                "correct_device": (chosen_key is not None
+                                   and chosen_key.split("-")[1] == str(device.n)),
+                "exact": chosen_key == truth,
+                "fingerprint_only": truth is not None and not body.get("install_referrer")
+                and not body.get("device_id"),
+            })
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    report(results, args)
+
+
+def report(results: list[dict], args) -> None:
+    by_method = defaultdict(list)
+    for r in results:
+        by_method[r["method"]].append(r)
+    attributable = [r for r in results if r["truth"] is not None]
+    print(f"\n{len(results)} installs ({len(attributable)} with a true click in the window, "
+          f"{len(results) - len(attributable)} truly organic); seed {args.seed}")
+    print("| method | matches | correct | precision | exact click |\n|---|---|---|---|---|")
+    for method in ("install_referrer", "device_id", "fingerprint"):
+        rows = by_method.get(method, [])
+        correct = sum(r["correct_device"] for r in rows)
+        exact = sum(r["exact"] for r in rows)
+        print(f"| {method} | {len(rows)} | {correct} | {correct / max(len(rows), 1):.3f} | "
+              f"{exact / max(len(rows), 1):.3f} |")
+    organic_rows = by_method.get("organic", [])
+    print(f"| organic | {len(organic_rows)} | "
+          f"{sum(r['truth'] is None for r in organic_rows)} truly organic | | |")
+    matched = [r for r in results if r["method"] != "organic"]
+    correct = sum(r["correct_device"] for r in matched)
+    print(f"\nOverall precision {correct / max(len(matched), 1):.3f}, recall "
+          f"{correct / max(len(attributable), 1):.3f} (correct matches / installs with a true "
+          "click)")
+    eligible = [r for r in results if r["fingerprint_only"]]
+    found = sum(r["method"] == "fingerprint" and r["correct_device"] for r in eligible)
+    fp = by_method.get("fingerprint", [])
+    print(f"Fingerprint precision {sum(r['correct_device'] for r in fp) / max(len(fp), 1):.3f},"
+          f" recall {found / max(len(eligible), 1):.3f} over the {len(eligible)} installs only a"
+          " fingerprint could attribute (no referrer, no usable device id)")
+    print("Method mix:", dict(Counter(r["method"] for r in results)))
+
+
+if __name__ == "__main__":
+    main()
