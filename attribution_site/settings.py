@@ -235,6 +235,27 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# --- Analytics ------------------------------------------------------------------------------
+# Daily rollups are refreshed by beat every INTERVAL, reading only data older than SAFETY (by
+# then no tracking transaction can still commit below it): figures lag by about SAFETY +
+# INTERVAL. Without Redis there is no beat, so analytics requests refresh stale rollups
+# themselves. See docs/analytics.md.
+ANALYTICS_ROLLUP_INTERVAL_SECONDS = env.int("ANALYTICS_ROLLUP_INTERVAL_SECONDS", 60, minimum=5)
+ANALYTICS_ROLLUP_SAFETY_SECONDS = env.int("ANALYTICS_ROLLUP_SAFETY_SECONDS", 60, minimum=0)
+ANALYTICS_ROLLUP_BUDGET_SECONDS = env.int("ANALYTICS_ROLLUP_BUDGET_SECONDS", 50, minimum=1)
+ANALYTICS_REFRESH_ON_READ = env.bool("ANALYTICS_REFRESH_ON_READ", not REDIS_URL)
+ANALYTICS_MAX_RANGE_DAYS = env.int("ANALYTICS_MAX_RANGE_DAYS", 366, minimum=1)
+ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS = env.int("ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS", 24,
+                                               minimum=1)
+ANALYTICS_DEFAULT_CURRENCY = env.str("ANALYTICS_DEFAULT_CURRENCY", "USD").upper()
+if not (len(ANALYTICS_DEFAULT_CURRENCY) == 3 and ANALYTICS_DEFAULT_CURRENCY.isascii()
+        and ANALYTICS_DEFAULT_CURRENCY.isalpha()):
+    raise ImproperlyConfigured("ANALYTICS_DEFAULT_CURRENCY must be an ISO 4217 code such as USD, "
+                               f"got {ANALYTICS_DEFAULT_CURRENCY!r}")
+CELERY_BEAT_SCHEDULE["analytics.rollups_refresh"] = {
+    "task": "analytics.rollups_refresh", "schedule": float(ANALYTICS_ROLLUP_INTERVAL_SECONDS),
+    "options": {"expires": ANALYTICS_ROLLUP_INTERVAL_SECONDS}}
+
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,

@@ -12,6 +12,7 @@ api_v1 = [
     path("", include("apps_registry.urls")),
     path("", include("delivery.urls")),
     path("", include("tracking.urls")),
+    path("", include("analytics.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

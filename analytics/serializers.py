@@ -1,0 +1,335 @@
+"""Query parameters and response shapes of the Analytics endpoints and the cost import (spec:
+Analytics endpoints; Errors).
+
+This is the edge where money is rounded: to cents, half up, once, from exact sums. Rates are
+percentages with two decimals; credited installs keep four. A ratio whose denominator is zero
+or unknown is null. `data.kpis` and `data.timeSeries` are the spec's names; every other field
+name is ours, in snake_case, and listed in docs/metrics.md.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, date, datetime
+from decimal import ROUND_HALF_UP
+
+from django.conf import settings
+from rest_framework import serializers
+
+from analytics.services import CostRow, duplicate_keys
+from analytics.touch_credit import DEFAULT_MODEL, MODELS
+from attribution_site.api.fields import (
+    StrictCharField,
+    StrictListField,
+    StrictSerializer,
+)
+
+EXPORT_TYPES = ("installs", "events", "revenue")
+CURRENCY = re.compile(r"^[A-Z]{3}$")
+MAX_COST_ROWS = 10_000
+REQUIRED = {"required": "This parameter is required."}
+
+
+# --- Query parameters -------------------------------------------------------------------------
+
+class DayParameter(serializers.Field):
+    """An ISO 8601 date or date-time, reduced to its UTC calendar day (no offset means UTC)."""
+
+    default_error_messages = {
+        "invalid": "Must be an ISO 8601 date (YYYY-MM-DD) or date-time "
+                   "(YYYY-MM-DDTHH:MM:SSZ).",
+        **REQUIRED,
+    }
+
+    def to_internal_value(self, data) -> date:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        try:
+            moment = datetime.fromisoformat(data.strip())
+        except ValueError:
+            self.fail("invalid")
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).date()
+
+    def to_representation(self, value):
+        return value.isoformat()
+
+
+class PeriodQuery(serializers.Serializer):
+    app_id = serializers.UUIDField(error_messages={**REQUIRED, "invalid": "Must be a UUID."})
+    start_date = DayParameter()
+    end_date = DayParameter()
+
+    def validate(self, attrs):
+        start, end = attrs["start_date"], attrs["end_date"]
+        if end < start:
+            raise serializers.ValidationError({"end_date": ["Must not be before start_date."]})
+        longest = settings.ANALYTICS_MAX_RANGE_DAYS
+        if (end - start).days + 1 > longest:
+            raise serializers.ValidationError({"end_date": [
+                f"The range may cover at most {longest} days (start and end included)."]})
+        return attrs
+
+
+class AttributionQuery(PeriodQuery):
+    model = serializers.ChoiceField(choices=MODELS, required=False, default=DEFAULT_MODEL,
+                                    error_messages={"invalid_choice":
+                                                    f"Must be one of {', '.join(MODELS)}."})
+
+
+class ExportQuery(PeriodQuery):
+    type = serializers.ChoiceField(choices=EXPORT_TYPES, error_messages={
+        **REQUIRED, "invalid_choice": f"Must be one of {', '.join(EXPORT_TYPES)}."})
+
+
+# --- Cost import ------------------------------------------------------------------------------
+
+class StrictUUIDField(StrictCharField):
+    default_error_messages = {"invalid_uuid": "Must be a UUID."}
+
+    def to_internal_value(self, data) -> uuid.UUID:
+        try:
+            return uuid.UUID(super().to_internal_value(data))
+        except ValueError:
+            self.fail("invalid_uuid")
+
+
+class CostRowInput(StrictSerializer):
+    date = StrictCharField()
+    media_source = StrictCharField(max_length=255)
+    campaign_id = StrictCharField(max_length=255, required=False, allow_blank=True, default="")
+    cost = serializers.DecimalField(max_digits=24, decimal_places=6, min_value=0)
+    currency = StrictCharField()
+
+    def validate_date(self, value: str) -> date:
+        try:
+            if len(value) != 10:
+                raise ValueError(value)
+            return date.fromisoformat(value)
+        except ValueError:
+            raise serializers.ValidationError("Must be a date as YYYY-MM-DD.") from None
+
+    def validate_currency(self, value: str) -> str:
+        value = value.strip().upper()
+        if not CURRENCY.match(value):
+            raise serializers.ValidationError("Must be an ISO 4217 code such as USD.")
+        return value
+
+    def validate_media_source(self, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise serializers.ValidationError("This field may not be blank.")
+        return value
+
+
+class CostImportInput(StrictSerializer):
+    app_id = StrictUUIDField()
+    rows = StrictListField(child=CostRowInput(), allow_empty=False, max_length=MAX_COST_ROWS)
+
+    def validate_rows(self, rows: list[dict]) -> list[CostRow]:
+        parsed = [CostRow(day=r["date"], media_source=r["media_source"],
+                          campaign_id=r["campaign_id"].strip(), cost=r["cost"],
+                          currency=r["currency"]) for r in rows]
+        repeats = duplicate_keys(parsed)
+        if repeats:
+            raise serializers.ValidationError([
+                f"Row {index} repeats the date, media_source and campaign_id of row {first}."
+                for index, first in repeats[:20]])
+        return parsed
+
+
+class CostImportOutput(serializers.Serializer):
+    rows = serializers.IntegerField(help_text="Rows received.")
+    created = serializers.IntegerField(help_text="Keys that had no cost before.")
+    updated = serializers.IntegerField(help_text="Keys whose cost was replaced.")
+
+
+# --- Responses --------------------------------------------------------------------------------
+
+def money(**kwargs) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=30, decimal_places=2, coerce_to_string=False,
+                                    rounding=ROUND_HALF_UP, **kwargs)
+
+
+def percent(**kwargs) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=30, decimal_places=2, coerce_to_string=False,
+                                    rounding=ROUND_HALF_UP, allow_null=True, **kwargs)
+
+
+class UnconvertedOutput(serializers.Serializer):
+    currency = serializers.CharField(help_text="ISO 4217 code with no usable rate.")
+    amount = money(help_text="Sum in that currency, not included in converted figures.")
+
+
+def unconverted(source: str) -> UnconvertedOutput:
+    return UnconvertedOutput(many=True, source=f"{source}.unconverted_list")
+
+
+class HeaderOutput(serializers.Serializer):
+    """Fields every analytics response starts with."""
+
+    app_id = serializers.UUIDField(source="header.app_id")
+    start_date = serializers.DateField(source="header.start")
+    end_date = serializers.DateField(source="header.end", help_text="Inclusive.")
+    timezone = serializers.CharField(source="header.timezone",
+                                     help_text="Always UTC: days are UTC calendar days.")
+    currency = serializers.CharField(source="header.currency",
+                                     help_text="Report currency of every money figure.")
+    data_through = serializers.DateTimeField(
+        source="header.data_through", allow_null=True,
+        help_text="Rollups include data recorded up to this instant; null while rebuilding.")
+
+
+class KpisOutput(serializers.Serializer):
+    total_installs = serializers.IntegerField()
+    paid_installs = serializers.IntegerField()
+    organic_installs = serializers.IntegerField()
+    total_revenue = money(source="total_revenue.amount")
+    average_cpi = money(allow_null=True, help_text="Null when no cost was imported.")
+    conversion_rate = percent(help_text="Paid installs / clicks x 100.")
+    total_clicks = serializers.IntegerField()
+    total_cost = money(source="total_cost.amount")
+
+
+class DayOutput(serializers.Serializer):
+    date = serializers.DateField()
+    installs = serializers.IntegerField()
+    paid_installs = serializers.IntegerField()
+    organic_installs = serializers.IntegerField()
+    revenue = money(source="revenue.amount")
+
+
+class DashboardOutput(HeaderOutput):
+    kpis = KpisOutput(source="report")
+    timeSeries = DayOutput(many=True, source="report.series")  # the spec's name, not snake_case
+    unconverted_revenue = unconverted("report.total_revenue")
+    unconverted_cost = unconverted("report.total_cost")
+
+
+class SourceOutput(serializers.Serializer):
+    media_source = serializers.CharField(allow_null=True,
+                                         help_text='"organic" for organic installs.')
+    source_type = serializers.CharField(help_text="paid, organic or no_install.")
+    installs = serializers.IntegerField()
+    clicks = serializers.IntegerField()
+    conversion_rate = percent()
+    revenue = money(source="revenue.amount")
+    cost = money(source="cost.amount", allow_null=True)
+    cpi = money(allow_null=True)
+    roas = percent()
+    unconverted_revenue = unconverted("revenue")
+    unconverted_cost = unconverted("cost")
+
+    def to_representation(self, instance):
+        body = super().to_representation(instance)
+        if not instance.cost.known:
+            body["cost"] = None  # nothing imported (or convertible): unknown, not zero
+        return body
+
+
+class SourcesOutput(HeaderOutput):
+    sources = SourceOutput(many=True, source="report")
+
+
+class CampaignOutput(SourceOutput):
+    campaign_id = serializers.CharField()
+
+    def to_representation(self, instance):
+        body = super().to_representation(instance)
+        return {"media_source": body.pop("media_source"),
+                "campaign_id": body.pop("campaign_id"), **body}
+
+
+class CampaignsOutput(HeaderOutput):
+    campaigns = CampaignOutput(many=True, source="report")
+
+
+class CohortOutput(serializers.Serializer):
+    date = serializers.DateField()
+    installs = serializers.IntegerField()
+    d1 = percent()
+    d7 = percent()
+    d30 = percent()
+    d1_retained = serializers.IntegerField(allow_null=True)
+    d7_retained = serializers.IntegerField(allow_null=True)
+    d30_retained = serializers.IntegerField(allow_null=True)
+
+    def to_representation(self, cohort):
+        body = {"date": cohort.date.isoformat(), "installs": cohort.installs}
+        for n in (1, 7, 30):
+            rate = cohort.rate(n)
+            body[f"d{n}"] = self.fields[f"d{n}"].to_representation(rate) if rate is not None \
+                else None
+            body[f"d{n}_retained"] = cohort.retained[n]
+        return body
+
+
+class RetentionSummaryOutput(serializers.Serializer):
+    installs = serializers.IntegerField()
+    d1 = percent()
+    d7 = percent()
+    d30 = percent()
+
+    def to_representation(self, retention):
+        body = {"installs": retention.installs}
+        for n in (1, 7, 30):
+            rate = retention.rate(n)
+            body[f"d{n}"] = self.fields[f"d{n}"].to_representation(rate) if rate is not None \
+                else None
+        return body
+
+
+class RetentionOutput(HeaderOutput):
+    cohorts = CohortOutput(many=True, source="report.cohorts")
+    summary = RetentionSummaryOutput(source="report", help_text=(
+        "Dn over the cohorts whose day n is over: retained / their installs x 100."))
+
+
+class SourceValueOutput(serializers.Serializer):
+    media_source = serializers.CharField()
+    source_type = serializers.CharField()
+    installs = serializers.IntegerField()
+    cohort_revenue = money(source="cohort_revenue.amount",
+                           help_text="Revenue to date of these installs.")
+    ltv = money(allow_null=True)
+    unconverted_cohort_revenue = unconverted("cohort_revenue")
+
+
+class RevenueOutput(HeaderOutput):
+    total_revenue = money(source="report.total_revenue.amount")
+    gross_revenue = money(source="report.gross_revenue.amount")
+    refunds = money(source="report.refunds.amount", help_text="Negative amounts; included in "
+                    "total_revenue.")
+    revenue_events = serializers.IntegerField(source="report.revenue_events")
+    installs = serializers.IntegerField(source="report.installs")
+    arpu = money(source="report.arpu", allow_null=True)
+    cohort_revenue = money(source="report.cohort_revenue.amount")
+    ltv = money(source="report.ltv", allow_null=True)
+    unconverted_revenue = unconverted("report.total_revenue")
+    unconverted_cohort_revenue = unconverted("report.cohort_revenue")
+    by_source = SourceValueOutput(many=True, source="report.by_source")
+
+
+class CreditedOutput(serializers.Serializer):
+    media_source = serializers.CharField()
+    campaign_id = serializers.CharField()
+    credited_installs = serializers.DecimalField(max_digits=30, decimal_places=4,
+                                                 coerce_to_string=False, rounding=ROUND_HALF_UP)
+    credited_revenue = money(source="credited_revenue.amount")
+    unconverted_revenue = unconverted("credited_revenue")
+
+
+class AttributionOutput(HeaderOutput):
+    model = serializers.CharField(source="report.model")
+    half_life_hours = serializers.IntegerField(source="report.half_life_hours", allow_null=True)
+    window_days = serializers.IntegerField(source="report.window_days")
+    attributed_installs = serializers.IntegerField(source="report.attributed_installs")
+    organic_installs = serializers.IntegerField(source="report.organic_installs")
+    credited_installs = serializers.DecimalField(
+        source="report.credited_installs", max_digits=30, decimal_places=4,
+        coerce_to_string=False, rounding=ROUND_HALF_UP)
+    credited_revenue = money(source="report.credited_revenue.amount")
+    unconverted_revenue = unconverted("report.credited_revenue")
+    rows = CreditedOutput(many=True, source="report.rows")

@@ -1,0 +1,106 @@
+"""Writes of operator input for analytics (issue: Cost and currency): ad cost rows, imported
+through POST /api/v1/costs or `manage.py import_costs`, and currency rates, loaded with
+`manage.py load_currency_rates` or edited in the admin.
+
+Both are upserts on their natural key, so importing a corrected file replaces the old figures
+and importing the same file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+from analytics.models import AppReportSettings, CampaignCost, CurrencyRate
+
+BATCH_ROWS = 1_000
+
+
+@dataclass(frozen=True)
+class CostRow:
+    day: date
+    media_source: str
+    campaign_id: str
+    cost: Decimal
+    currency: str
+
+    @property
+    def key(self) -> tuple[date, str, str]:
+        return (self.day, self.media_source, self.campaign_id)
+
+
+@dataclass(frozen=True)
+class RateRow:
+    day: date
+    currency: str
+    units_per_usd: Decimal
+
+
+@dataclass(frozen=True)
+class UpsertOutcome:
+    rows: int
+    created: int
+    updated: int
+
+
+def duplicate_keys(rows: Sequence[CostRow]) -> list[tuple[int, int]]:
+    """(index, index of its first occurrence) for each row whose key appeared before."""
+    seen: dict[tuple, int] = {}
+    repeats = []
+    for index, row in enumerate(rows):
+        if row.key in seen:
+            repeats.append((index, seen[row.key]))
+        else:
+            seen[row.key] = index
+    return repeats
+
+
+def costs_import(*, app_id: uuid.UUID, rows: Sequence[CostRow], progress=None) -> UpsertOutcome:
+    """Insert or replace cost rows per (app, day, media source, campaign), all or nothing.
+    The caller refuses repeated keys first (see duplicate_keys): which one wins is ambiguous."""
+    created = 0
+    now = timezone.now()
+    with transaction.atomic():
+        for offset in range(0, len(rows), BATCH_ROWS):
+            batch = rows[offset:offset + BATCH_ROWS]
+            existing = set(CampaignCost.objects.filter(
+                app_id=app_id, day__in={row.day for row in batch})
+                .values_list("day", "media_source", "campaign_id"))
+            created += sum(1 for row in batch if row.key not in existing)
+            CampaignCost.objects.bulk_create(
+                [CampaignCost(app_id=app_id, day=row.day, media_source=row.media_source,
+                              campaign_id=row.campaign_id, cost=row.cost,
+                              currency=row.currency, updated_at=now) for row in batch],
+                update_conflicts=True, unique_fields=["app", "day", "media_source", "campaign_id"],
+                update_fields=["cost", "currency", "updated_at"])
+            if progress is not None:
+                progress(offset + len(batch), len(rows))
+    return UpsertOutcome(rows=len(rows), created=created, updated=len(rows) - created)
+
+
+def currency_rates_load(*, rows: Sequence[RateRow]) -> UpsertOutcome:
+    """Insert or replace rates per (currency, day), all or nothing."""
+    created = 0
+    now = timezone.now()
+    with transaction.atomic():
+        for offset in range(0, len(rows), BATCH_ROWS):
+            batch = rows[offset:offset + BATCH_ROWS]
+            existing = set(CurrencyRate.objects.filter(
+                day__in={row.day for row in batch}).values_list("currency", "day"))
+            created += sum(1 for row in batch if (row.currency, row.day) not in existing)
+            CurrencyRate.objects.bulk_create(
+                [CurrencyRate(currency=row.currency, day=row.day,
+                              units_per_usd=row.units_per_usd, updated_at=now) for row in batch],
+                update_conflicts=True, unique_fields=["currency", "day"],
+                update_fields=["units_per_usd", "updated_at"])
+    return UpsertOutcome(rows=len(rows), created=created, updated=len(rows) - created)
+
+
+def report_currency_set(*, app_id: uuid.UUID, currency: str) -> None:
+    AppReportSettings.objects.update_or_create(app_id=app_id, defaults={"currency": currency})
