@@ -219,8 +219,7 @@ def main() -> None:
                 and not body.get("device_id"),
             })
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        hotpaths.stop(server)
     report(results, args)
 
 

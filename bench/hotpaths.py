@@ -17,11 +17,14 @@ re-created) and Redis db 13. Not a test: nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import io
 import os
 import re
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -120,8 +123,15 @@ def load_clicks(url: str, app_id: str, start: int, stop: int) -> None:
 
 
 def start(cmd: list[str], env: dict, cwd: Path, port: int) -> subprocess.Popen:
+    probe = socket.socket()
+    try:  # a server left behind by an earlier run would answer instead of this one
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            raise SystemExit(f"port {port} is already in use: stop what runs there first")
+    finally:
+        probe.close()
     process = subprocess.Popen([*cmd, "-b", f"127.0.0.1:{port}", *GUNICORN_ARGS], cwd=cwd,
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True)
     path = "/healthz" if port == SERVICE_PORT else "/r"
     for _ in range(100):
         try:  # http.client does not follow the baseline's redirect off the machine
@@ -133,6 +143,18 @@ def start(cmd: list[str], env: dict, cwd: Path, port: int) -> subprocess.Popen:
             time.sleep(0.2)
     process.kill()
     raise SystemExit(f"server on port {port} did not start: {process.stderr.read()[-2000:]}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server and its workers, whatever state they are in."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def wrk(port: int, script: str, args, env: dict) -> dict:
@@ -212,8 +234,7 @@ def main() -> None:
                           "events": (SERVICE_PORT, "events.lua")}, args, wrk_env, "large")
     finally:
         for server in servers:
-            server.terminate()
-            server.wait(timeout=10)
+            stop(server)
 
     out = io.StringIO()
     base = statistics.median(r["rps"] for r in large["baseline"])
