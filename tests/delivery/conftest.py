@@ -7,6 +7,8 @@ Delivery tests run with DELIVERY_ALLOW_PRIVATE_NETWORKS on, because the receiver
 
 from __future__ import annotations
 
+import contextlib
+import time
 import uuid
 from datetime import timedelta
 
@@ -140,8 +142,8 @@ def attempt_all() -> list:
 
 # --- A real worker -----------------------------------------------------------------------------
 
-@pytest.fixture
-def celery_worker(settings):
+@contextlib.contextmanager
+def running_worker():
     """A Celery worker thread in this process, consuming the `delivery` queue from the real
     Redis broker. Tests using it are `transaction=True`, so the worker sees committed rows."""
     from celery.contrib.testing.worker import start_worker
@@ -149,8 +151,6 @@ def celery_worker(settings):
 
     import delivery.tasks  # noqa: F401 - registers the tasks with the app
     from attribution_site.celery import app
-
-    purge_delivery_queue(app)
 
     def close_connections(**kwargs):
         # The worker thread's connection must not outlive the test: the test database is
@@ -164,9 +164,28 @@ def celery_worker(settings):
             yield worker
     finally:
         task_postrun.disconnect(close_connections)
-        purge_delivery_queue(app)
+        purge_delivery_queue()
 
 
-def purge_delivery_queue(app) -> None:
+@pytest.fixture
+def celery_worker():
+    purge_delivery_queue()
+    with running_worker() as worker:
+        yield worker
+
+
+def purge_delivery_queue() -> None:
+    from attribution_site.celery import app
+
     with app.connection_for_write() as connection:
         connection.default_channel.queue_purge("delivery")
+
+
+def wait_until(condition, timeout: float = 20.0, interval: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")
