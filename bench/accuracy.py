@@ -214,7 +214,7 @@ def main() -> None:
                 "method": data["matchType"], "truth": truth, "chosen": chosen_key,
                 "correct_device": (chosen_key is not None
                                    and chosen_key.split("-")[1] == str(device.n)),
-                "exact": chosen_key == truth,
+                "exact": chosen_key is not None and chosen_key == truth,
                 "fingerprint_only": truth is not None and not body.get("install_referrer")
                 and not body.get("device_id"),
             })

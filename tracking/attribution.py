@@ -95,10 +95,9 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
                                {**trail, "method": INSTALL_REFERRER, "score": 100,
                                 "factors": {"referrer_click_id": str(referrer_click.id)},
                                 "click": _describe(referrer_click)})
-        if referrer.media_source:
-            outcome = ("named source; its click is unknown or outside the window"
-                       if referrer.click_id else "named source and campaign")
-            steps.append({"method": INSTALL_REFERRER, "outcome": outcome})
+        if referrer.click_id is None and referrer.media_source:
+            # A campaign link that did not pass through our redirector (utm parameters).
+            steps.append({"method": INSTALL_REFERRER, "outcome": "named source and campaign"})
             _record_losers(losers, [*device_candidates, *fingerprint_candidates], None,
                            "install referrer named the source")
             return Verdict(match_type=INSTALL_REFERRER, confidence=100.0,
@@ -107,6 +106,7 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
                            ad=referrer.ad, touch_time=None,
                            trail={**trail, "method": INSTALL_REFERRER, "score": 100,
                                   "factors": {"referrer_source": referrer.media_source}})
+        # Our click id, but the click is gone or too old: the window rules, not the referrer.
         steps.append({"method": INSTALL_REFERRER,
                       "outcome": "named click is unknown or outside the window"})
 

@@ -35,6 +35,8 @@ DECAY_PER_DAY = 0.30  # a perfect 80 is 56 after 24 hours
 AMBIGUITY_MARGIN = 10.0
 AMBIGUITY_PENALTY = 10.0
 MAX_RIVALS = 2  # three or more other devices scoring alike: refuse the match
+CROWD_PENALTY_PER_DEVICE = 6.0  # per other device that clicked from the same address
+MAX_CROWD_PENALTY = 30.0
 
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
 
@@ -143,28 +145,40 @@ class Scored:
 
 def rank(candidates: Sequence[ClickCandidate], install: InstallSignals, *,
          installed_at: datetime) -> list[Scored]:
-    """Every candidate scored, with the ambiguity penalty applied to the best device's clicks.
+    """Every candidate scored, with the crowd and ambiguity penalties applied.
 
-    Clicks from one browser on one network (same fingerprint) are one device and never rivals.
+    An address many devices clicked from (carrier NAT, office, campus) says little about which
+    of them installed: each other device seen on a click's address takes points off it. Then,
+    when other devices score within a margin of the best, every close device is penalised, and
+    with more than MAX_RIVALS the match is refused. Clicks from one browser on one network
+    (same fingerprint) are one device and never count against each other.
     """
-    scored = [Scored(c, score(c, install, age=installed_at - c.clicked_at)) for c in candidates]
+    devices_by_address: dict[str, set[str]] = {}
+    for click in candidates:
+        devices_by_address.setdefault(click.ip or "", set()).add(_device(click))
+    scored = []
+    for click in candidates:
+        crowd = len(devices_by_address.get(click.ip or "", ())) - 1
+        penalty = min(MAX_CROWD_PENALTY, CROWD_PENALTY_PER_DEVICE * crowd)
+        scored.append(Scored(click, score(click, install, age=installed_at - click.clicked_at),
+                             penalty))
     best_by_device: dict[str, float] = {}
     for item in scored:
-        device = item.click.fingerprint or str(item.click.id)
-        best_by_device[device] = max(best_by_device.get(device, 0.0), item.score.confidence)
+        device = _device(item.click)
+        best_by_device[device] = max(best_by_device.get(device, 0.0), item.confidence)
     if not best_by_device:
         return scored
     top = max(best_by_device.values())
     if top < THRESHOLD:
         return scored
-    rivals = [d for d, best in best_by_device.items() if best >= top - AMBIGUITY_MARGIN
-              and best > 0]
+    rivals = {d for d, best in best_by_device.items() if best >= top - AMBIGUITY_MARGIN}
     rival_count = len(rivals) - 1
     if rival_count <= 0:
         return scored
-    penalty = (MAX_CONFIDENCE if rival_count > MAX_RIVALS else AMBIGUITY_PENALTY * rival_count)
-    return [
-        Scored(item.click, item.score, penalty)
-        if (item.click.fingerprint or str(item.click.id)) in rivals else item
-        for item in scored
-    ]
+    extra = MAX_CONFIDENCE if rival_count > MAX_RIVALS else AMBIGUITY_PENALTY * rival_count
+    return [Scored(item.click, item.score, item.penalty + extra)
+            if _device(item.click) in rivals else item for item in scored]
+
+
+def _device(click: ClickCandidate) -> str:
+    return click.fingerprint or str(click.id)

@@ -177,7 +177,7 @@ def _attribute(data: InstallInput, device_id: str | None, now: datetime
     referrer_click = (selectors.click_by_id(app_id=data.app_id, click_id=referrer.click_id)
                       if referrer and referrer.click_id else None)
     referrer_decides = referrer is not None and (
-        referrer.media_source is not None
+        (referrer.click_id is None and referrer.media_source is not None)
         or (referrer_click is not None and referrer_click.clicked_at >= since))
     device_candidates = []
     if device_id is not None and not referrer_decides:

@@ -50,6 +50,22 @@ def test_referrer_naming_only_a_source_matches_without_a_click():
         "newsletter", "nov", None)
 
 
+def test_referrer_naming_our_click_outside_the_window_falls_through():
+    stale = click(minutes_ago=8 * 24 * 60, media_source="google")
+    verdict = run(referrer=ReferrerInfo(click_id=stale.id, media_source="google",
+                                        campaign_id="g1"), referrer_click=stale)
+    assert verdict.match_type == "organic"
+    assert verdict.trail["steps"][0]["outcome"] == "named click is unknown or outside the window"
+
+
+def test_referrer_naming_an_unknown_click_of_ours_falls_through_to_the_device():
+    device = click(advertising_id="gaid-1", media_source="tiktok")
+    verdict = run(referrer=ReferrerInfo(click_id=device.id.__class__(int=5),
+                                        media_source="google", campaign_id="g1"),
+                  referrer_click=None, device_candidates=[device])
+    assert (verdict.match_type, verdict.media_source) == ("device_id", "tiktok")
+
+
 def test_device_id_matches_the_latest_click_in_the_window():
     old, new = click(120, advertising_id="gaid-1", media_source="old"), click(
         10, advertising_id="gaid-1", media_source="new")

@@ -81,9 +81,18 @@ def test_confidence_decays_below_the_threshold_within_a_day():
 def test_other_devices_scoring_alike_on_one_network_lower_the_score():
     mine = click(fingerprint="browser-mine")
     alone = fingerprint.rank([mine], INSTALL, installed_at=NOW)
-    crowded = fingerprint.rank([mine, click(fingerprint="browser-other")], INSTALL,
-                               installed_at=NOW)
+    neighbour = click(fingerprint="browser-other", ip="81.2.69.99")
+    crowded = fingerprint.rank([mine, neighbour], INSTALL, installed_at=NOW)
     assert alone[0].confidence - crowded[0].confidence == fingerprint.AMBIGUITY_PENALTY
+
+
+def test_an_address_many_devices_clicked_from_counts_for_less():
+    mine = click(fingerprint="browser-mine")
+    others = [click(fingerprint=f"other-{n}", os_family="iOS") for n in range(3)]
+    ranked = {s.click.id: s for s in fingerprint.rank([mine, *others], INSTALL,
+                                                      installed_at=NOW)}
+    assert ranked[mine.id].penalty == 3 * fingerprint.CROWD_PENALTY_PER_DEVICE
+    assert ranked[mine.id].confidence < fingerprint.THRESHOLD
 
 
 def test_many_alike_devices_refuse_the_match():
