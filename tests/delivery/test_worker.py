@@ -7,11 +7,13 @@ Retry delays and the timeout are shortened through the settings, never by patchi
 
 import hashlib
 import hmac
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import redis
@@ -194,3 +196,59 @@ def test_a_redis_flush_loses_nothing(app, receiver_factory, settings, trusted_ca
     assert delivered == {str(pk) for pk in Delivery.objects.filter(
         kind="webhook").values_list("id", flat=True)}
     assert len(receivers[1].requests) == 2
+
+
+def test_an_install_through_the_api_reaches_the_postback_and_the_signed_webhook(
+        app, sdk_key, api, owner_api, celery_worker, receiver, tls_receiver):
+    """The issue's "done when": configure both, send an install, see both arrive and logged."""
+    created = owner_api.post("/api/v1/postbacks", {
+        "app_id": str(app.id), "media_source": "network_a",
+        "postback_url": receiver.url("/pb?d={device_id}&src={media_source}&c={campaign_id}"
+                                     "&m={match_type}&conf={confidence}")}, format="json")
+    assert created.status_code == 201
+    hook = owner_api.post("/api/v1/webhooks", {
+        "app_id": str(app.id), "url": tls_receiver.url("/hook"), "events": ["install"]},
+        format="json").json()["data"]
+    click = api.get(f"/api/v1/clicks?app_id={app.id}&pid=network_a&c=launch"
+                    "&advertising_id=3f1c2a9e-0d4b-4a57-9c1e-7b2d5e8f6a01",
+                    HTTP_USER_AGENT="Mozilla/5.0 (Linux; Android 14; Pixel 8)")
+    assert click.status_code == 302
+    install = api.post("/api/v1/installs", {
+        "app_id": str(app.id), "platform": "android", "sdk_version": "1.0.0",
+        "device_id": "3f1c2a9e-0d4b-4a57-9c1e-7b2d5e8f6a01"}, format="json",
+        HTTP_X_API_KEY=sdk_key)
+    assert install.status_code == 201, install.content
+    assert install.json()["data"]["mediaSource"] == "network_a"
+    wait_until(finished(2))
+    [postback] = receiver.requests
+    query = dict(parse_qsl(urlsplit(postback.path).query))
+    assert query.pop("conf") == str(install.json()["data"]["confidence"]).removesuffix(".0")
+    assert query == {"d": "3f1c2a9e-0d4b-4a57-9c1e-7b2d5e8f6a01", "src": "network_a",
+                     "c": "launch", "m": "device_id"}
+    [webhook] = tls_receiver.requests
+    body = StandardWebhook(hook["secret"]).verify(webhook.body, webhook.headers)
+    assert body["event_type"] == "install"
+    assert body["data"]["media_source"] == "network_a" and body["data"]["is_organic"] is False
+    assert webhook.headers["X-Signature"] == "sha256=" + hmac.new(
+        hook["secret"].encode(), webhook.body, hashlib.sha256).hexdigest()
+    postback_logs = owner_api.get(f"/api/v1/postbacks/logs?app_id={app.id}").json()["data"]
+    webhook_logs = owner_api.get(f"/api/v1/webhooks/logs?app_id={app.id}").json()["data"]
+    assert [e["success"] for e in postback_logs["logs"]] == [True]
+    assert [e["success"] for e in webhook_logs["logs"]] == [True]
+    assert webhook_logs["logs"][0]["delivery_id"] == body["id"]
+
+
+def test_an_organic_install_through_the_api_emits_only_the_webhook(
+        app, sdk_key, api, owner_api, celery_worker, receiver, tls_receiver):
+    owner_api.post("/api/v1/postbacks", {"app_id": str(app.id), "media_source": "network_a",
+                                         "postback_url": receiver.url("/pb")}, format="json")
+    owner_api.post("/api/v1/webhooks", {"app_id": str(app.id), "url": tls_receiver.url("/h"),
+                                        "events": ["install"]}, format="json")
+    install = api.post("/api/v1/installs", {"app_id": str(app.id), "platform": "android",
+                                            "sdk_version": "1.0.0"}, format="json",
+                       HTTP_X_API_KEY=sdk_key)
+    assert install.status_code == 201 and install.json()["data"]["isOrganic"] is True
+    wait_until(finished(1))
+    [webhook] = tls_receiver.requests
+    assert json.loads(webhook.body)["data"]["is_organic"] is True
+    assert receiver.requests == [] and Delivery.objects.count() == 1
