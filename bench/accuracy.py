@@ -39,11 +39,25 @@ ROOT = hotpaths.ROOT
 WINDOW = timedelta(days=7)
 SOURCES = [("facebook", "fb_summer"), ("google", "uac_q4"), ("tiktok", "tt_launch"),
            ("snapchat", "snap_1"), ("applovin", "al_rewarded"), ("unity", "unity_play")]
-ANDROID_MODELS = [("SM-S918B", "14"), ("Pixel 7", "14"), ("M2101K6G", "13"),
-                  ("SM-A546B", "14"), ("CPH2449", "13"), ("moto g54 5G", "14")]
-IOS_MODELS = [("iPhone15,2", "17"), ("iPhone14,5", "17"), ("iPhone13,2", "16"),
-              ("iPad13,1", "17")]
-LANGUAGES = ["en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "pt-BR", "ja-JP"]
+# Device diversity as ad traffic shows it: a long tail of Android models with skewed
+# popularity (weights fall off as 1/rank), a handful of OS versions, skewed languages.
+ANDROID_MODELS = [
+    "SM-A155F", "SM-A546B", "SM-S918B", "SM-A256B", "SM-S921B", "SM-A057F", "SM-M146B",
+    "SM-G991B", "SM-A145R", "SM-S911B", "23090RA98G", "2312DRA50G", "23106RN0DA", "M2101K6G",
+    "22111317G", "Pixel 8", "Pixel 7", "Pixel 7a", "Pixel 8 Pro", "Pixel 6a", "CPH2591",
+    "CPH2449", "CPH2609", "RMX3710", "RMX3834", "moto g54 5G", "moto g84 5G", "moto e13",
+    "XT2335-2", "V2250", "V2303", "TECNO KI7", "Infinix X6831", "A142", "NE2213", "LE2123",
+    "21091116AG", "2201117TY", "SM-A236B", "SM-A346B"]
+ANDROID_VERSIONS = (["14"] * 5 + ["13"] * 3 + ["12"] * 2 + ["15", "11"])
+IOS_MODELS = ["iPhone15,2", "iPhone15,3", "iPhone14,5", "iPhone14,2", "iPhone16,1",
+              "iPhone16,2", "iPhone13,2", "iPhone14,7", "iPhone12,1", "iPhone14,4", "iPad13,1"]
+IOS_VERSIONS = ["17"] * 6 + ["16"] * 2 + ["18"] * 2 + ["15"]
+LANGUAGES = (["en-US"] * 6 + ["en-GB"] * 2 + ["es-ES", "es-MX", "de-DE", "fr-FR", "pt-BR",
+             "it-IT", "ja-JP", "ko-KR", "tr-TR", "id-ID", "hi-IN", "ru-RU"])
+
+
+def skewed(rng: random.Random, items: list[str]) -> str:
+    return rng.choices(items, weights=[1 / (rank + 1) for rank in range(len(items))])[0]
 
 
 @dataclass
@@ -84,7 +98,10 @@ def make_world(args, now: datetime):
 
     def new_device(n: int) -> Device:
         platform = "android" if rng.random() < 0.6 else "ios"
-        model, os_major = rng.choice(ANDROID_MODELS if platform == "android" else IOS_MODELS)
+        if platform == "android":
+            model, os_major = skewed(rng, ANDROID_MODELS), rng.choice(ANDROID_VERSIONS)
+        else:
+            model, os_major = skewed(rng, IOS_MODELS), rng.choice(IOS_VERSIONS)
         zeroed = rng.random() < (0.45 if platform == "ios" else 0.08)
         on_carrier = rng.random() < 0.3
         return Device(n=n, platform=platform, model=model, os_major=os_major,
