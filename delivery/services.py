@@ -238,7 +238,7 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
     DELIVERY_TIMEOUT_SECONDS.
     """
     now = timezone.now()
-    delivery = (Delivery.objects.select_related("postback", "webhook", "app")
+    delivery = (Delivery.objects.select_related("postback", "webhook")
                 .filter(id=delivery_id).first())
     if delivery is None or delivery.state != State.PENDING:
         return None

@@ -64,8 +64,8 @@ def checked_addresses(host: str, port: int, *, allow_private: bool) -> list[str]
         for address in addresses:
             reason = policy.address_refusal(address)
             if reason is not None:
-                raise Refused(f"Refused: {host} resolves to {reason}" if host != address
-                              else f"Refused: {reason}")
+                raise Refused(f"Refused: {host} resolves to {address}. {reason}"
+                              if host != address else f"Refused: {reason}")
     return addresses
 
 

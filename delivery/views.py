@@ -54,8 +54,9 @@ class DeliveryConfigView(OrganizationScopedView):
 # --- Postbacks -----------------------------------------------------------------------------------
 
 class PostbackListView(DeliveryConfigView):
-    @extend_schema(parameters=[APP_QUERY], responses={200: inline_serializer(
-        "PostbackList", {"postbacks": PostbackOutput(many=True)})})
+    @extend_schema(operation_id="postbacks_list", parameters=[APP_QUERY],
+                   responses={200: inline_serializer(
+                       "PostbackList", {"postbacks": PostbackOutput(many=True)})})
     def get(self, request):
         app = self.get_app_from_query("app_id")
         postbacks = selectors.postbacks_for_app(app_id=app.id)
@@ -120,8 +121,9 @@ class PostbackLogView(DeliveryConfigView):
 # --- Webhooks ------------------------------------------------------------------------------------
 
 class WebhookListView(DeliveryConfigView):
-    @extend_schema(parameters=[APP_QUERY], responses={200: inline_serializer(
-        "WebhookList", {"webhooks": WebhookOutput(many=True)})})
+    @extend_schema(operation_id="webhooks_list", parameters=[APP_QUERY],
+                   responses={200: inline_serializer(
+                       "WebhookList", {"webhooks": WebhookOutput(many=True)})})
     def get(self, request):
         app = self.get_app_from_query("app_id")
         webhooks = selectors.webhooks_for_app(app_id=app.id)

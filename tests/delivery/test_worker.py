@@ -252,3 +252,16 @@ def test_an_organic_install_through_the_api_emits_only_the_webhook(
     [webhook] = tls_receiver.requests
     assert json.loads(webhook.body)["data"]["is_organic"] is True
     assert receiver.requests == [] and Delivery.objects.count() == 1
+
+
+def test_the_worker_refuses_a_private_destination_at_send(app, celery_worker, receiver,
+                                                          settings):
+    make_postback(app, receiver.url("/pb").replace("127.0.0.1", "2130706433"))
+    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    publish(install_event(app))
+    [delivery] = wait_until(finished())
+    assert delivery.state == State.FAILED and delivery.attempts_made == 1
+    attempt = delivery.attempts.get()
+    assert attempt.error_message == (
+        "Refused: 2130706433 resolves to 127.0.0.1. 127.0.0.1 is a loopback address.")
+    assert receiver.requests == []
