@@ -150,14 +150,18 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
             continue
         if item.score.disqualified:
             reason = item.score.disqualified
-        elif item.penalty and item.score.confidence >= fingerprint.THRESHOLD:
+        elif item.ambiguity_penalty and item.score.confidence >= fingerprint.THRESHOLD:
             reason = "ambiguous: other devices on this network score alike"
+        elif item.crowd_penalty and item.score.confidence >= fingerprint.THRESHOLD:
+            reason = "crowded address: many devices clicked from it"
         elif item.confidence < fingerprint.THRESHOLD:
             reason = f"score {item.confidence} below {fingerprint.THRESHOLD:g}"
         else:
             reason = "a later qualifying click won"
         losers.append({**_describe(item.click), "method": FINGERPRINT,
                        "confidence": item.confidence, "factors": item.score.factors,
+                       "penalties": {"crowd": item.crowd_penalty,
+                                     "ambiguity": item.ambiguity_penalty},
                        "lost_because": reason})
     del losers[MAX_TRAIL_CANDIDATES:]
     if chosen_scored is not None:
@@ -166,7 +170,8 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
         return _from_click(FINGERPRINT, chosen_scored.confidence, click,
                            {**trail, "method": FINGERPRINT, "score": chosen_scored.confidence,
                             "factors": chosen_scored.score.factors,
-                            "ambiguity_penalty": chosen_scored.penalty,
+                            "crowd_penalty": chosen_scored.crowd_penalty,
+                            "ambiguity_penalty": chosen_scored.ambiguity_penalty,
                             "click": _describe(click)})
     steps.append({"method": FINGERPRINT, "outcome": "no click scored 60 or more"
                   if window_candidates else "no click from this network"})

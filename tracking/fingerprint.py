@@ -136,7 +136,12 @@ def _model_points(click_model: str, install_model: str) -> int:
 class Scored:
     click: ClickCandidate
     score: Score
-    penalty: float = 0.0
+    crowd_penalty: float = 0.0
+    ambiguity_penalty: float = 0.0
+
+    @property
+    def penalty(self) -> float:
+        return self.crowd_penalty + self.ambiguity_penalty
 
     @property
     def confidence(self) -> float:
@@ -147,21 +152,24 @@ def rank(candidates: Sequence[ClickCandidate], install: InstallSignals, *,
          installed_at: datetime) -> list[Scored]:
     """Every candidate scored, with the crowd and ambiguity penalties applied.
 
-    An address many devices clicked from (carrier NAT, office, campus) says little about which
-    of them installed: each other device seen on a click's address takes points off it. Then,
-    when other devices score within a margin of the best, every close device is penalised, and
-    with more than MAX_RIVALS the match is refused. Clicks from one browser on one network
-    (same fingerprint) are one device and never count against each other.
+    Crowd: an address that many devices of the install's OS clicked from (carrier NAT, office,
+    campus) says little about which of them installed, so each such other device takes points
+    off the clicks from it. Devices of another OS cannot be mistaken for the installer and do
+    not count. Ambiguity: when other devices score within a margin of the best, every close
+    device is penalised, and with more than MAX_RIVALS the match is refused. Clicks from one
+    browser on one address (same fingerprint) are one device and never count against each
+    other.
     """
-    devices_by_address: dict[str, set[str]] = {}
+    look_alikes: dict[str, set[str]] = {}
     for click in candidates:
-        devices_by_address.setdefault(click.ip or "", set()).add(_device(click))
+        if not click.os_family or not install.os_family or click.os_family == install.os_family:
+            look_alikes.setdefault(click.ip or "", set()).add(_device(click))
     scored = []
     for click in candidates:
-        crowd = len(devices_by_address.get(click.ip or "", ())) - 1
-        penalty = min(MAX_CROWD_PENALTY, CROWD_PENALTY_PER_DEVICE * crowd)
+        crowd = max(0, len(look_alikes.get(click.ip or "", ())) - 1)
         scored.append(Scored(click, score(click, install, age=installed_at - click.clicked_at),
-                             penalty))
+                             crowd_penalty=min(MAX_CROWD_PENALTY,
+                                               CROWD_PENALTY_PER_DEVICE * crowd)))
     best_by_device: dict[str, float] = {}
     for item in scored:
         device = _device(item.click)
@@ -176,7 +184,7 @@ def rank(candidates: Sequence[ClickCandidate], install: InstallSignals, *,
     if rival_count <= 0:
         return scored
     extra = MAX_CONFIDENCE if rival_count > MAX_RIVALS else AMBIGUITY_PENALTY * rival_count
-    return [Scored(item.click, item.score, item.penalty + extra)
+    return [Scored(item.click, item.score, item.crowd_penalty, extra)
             if _device(item.click) in rivals else item for item in scored]
 
 

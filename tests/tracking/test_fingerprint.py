@@ -89,11 +89,19 @@ def test_other_devices_scoring_alike_on_one_network_lower_the_score():
 def test_an_address_many_devices_clicked_from_counts_for_less():
     mine = click(fingerprint="browser-mine")
     alone = fingerprint.rank([mine], INSTALL, installed_at=NOW)[0]
-    others = [click(fingerprint=f"other-{n}", os_family="iOS") for n in range(3)]
+    others = [click(fingerprint=f"other-{n}", accept_language="fr") for n in range(3)]
     ranked = {s.click.id: s for s in fingerprint.rank([mine, *others], INSTALL,
                                                       installed_at=NOW)}
-    assert ranked[mine.id].penalty == 3 * fingerprint.CROWD_PENALTY_PER_DEVICE
+    assert ranked[mine.id].crowd_penalty == 3 * fingerprint.CROWD_PENALTY_PER_DEVICE
     assert ranked[mine.id].confidence == alone.confidence - ranked[mine.id].penalty
+
+
+def test_devices_of_another_os_do_not_crowd_an_address():
+    mine = click(fingerprint="browser-mine")
+    iphones = [click(fingerprint=f"iphone-{n}", os_family="iOS") for n in range(5)]
+    ranked = {s.click.id: s for s in fingerprint.rank([mine, *iphones], INSTALL,
+                                                      installed_at=NOW)}
+    assert ranked[mine.id].penalty == 0
 
 
 def test_many_alike_devices_refuse_the_match():
