@@ -395,3 +395,4 @@ def test_finished_deliveries_are_pruned_after_the_retention(app, receiver):
     later = timezone.now() + timedelta(days=31)
     assert services.deliveries_prune(now=later, retention_days=30) == 1
     assert not Delivery.objects.exists() and not DeliveryAttempt.objects.exists()
+
