@@ -12,9 +12,8 @@ The request is fully validated before the response starts: errors are JSON envel
 from __future__ import annotations
 
 import csv
-import logging
-from collections.abc import Callable, Iterator
-from datetime import datetime
+from collections.abc import Iterator
+from datetime import date
 from decimal import Decimal
 
 from django.http import StreamingHttpResponse
@@ -24,50 +23,26 @@ from analytics.money import RateBook
 from analytics.queries import Period, known_currencies, rate_book
 from tracking import reporting
 
-logger = logging.getLogger(__name__)
-
 BLOCK_CHARS = 64 * 1024
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CONVERTED = Decimal("0.000001")
+FORMULA_START = frozenset("=+-@\t\r")
 
 
-def _text(value) -> str:
-    if value is None:
-        return ""
-    value = str(value)
-    return "'" + value if value.startswith(FORMULA_START) else value
+def _text(value: str | None) -> str | None:
+    """Text from an SDK or a click URL, defused for spreadsheets (csv writes None as "")."""
+    if value and value[0] in FORMULA_START:
+        return "'" + value
+    return value
 
 
-def _plain(value) -> str:
-    return "" if value is None else str(value)
-
-
-def _time(value: datetime | None) -> str:
-    if value is None:
-        return ""
-    return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _bool(value: bool | None) -> str:
-    return "" if value is None else ("true" if value else "false")
-
-
-def _decimal(value: Decimal | None) -> str:
-    return "" if value is None else format(value, "f")
-
-
-# header, then one formatter per column of the reporting function's tuples
-INSTALL_COLUMNS: list[tuple[str, Callable]] = [
-    ("install_id", _plain), ("installed_at", _time), ("device_id", _text),
-    ("platform", _text), ("match_type", _plain), ("confidence", _plain),
-    ("is_organic", _bool), ("media_source", _text), ("campaign_id", _text), ("adset", _text),
-    ("ad", _text), ("click_id", _plain), ("attributed_touch_time", _time),
-    ("sdk_version", _text), ("os_version", _text), ("device_model", _text)]
-EVENT_COLUMNS: list[tuple[str, Callable]] = [
-    ("event_id", _plain), ("client_event_id", _text), ("occurred_at", _time),
-    ("received_at", _time), ("event_name", _text), ("device_id", _text),
-    ("install_id", _plain), ("session_id", _plain), ("revenue_amount", _decimal),
-    ("revenue_currency", _text), ("properties", _plain)]
+BOOL = {True: "true", False: "false", None: None}
+INSTALL_HEADER = ["install_id", "installed_at", "device_id", "platform", "match_type",
+                  "confidence", "is_organic", "media_source", "campaign_id", "adset", "ad",
+                  "click_id", "attributed_touch_time", "sdk_version", "os_version",
+                  "device_model"]
+EVENT_HEADER = ["event_id", "client_event_id", "occurred_at", "received_at", "event_name",
+                "device_id", "install_id", "session_id", "revenue_amount", "revenue_currency",
+                "properties"]
 REVENUE_HEADER = ["event_id", "occurred_at", "event_name", "device_id", "install_id",
                   "source_type", "media_source", "campaign_id", "amount", "currency",
                   "report_currency", "amount_in_report_currency"]
@@ -90,7 +65,9 @@ class _Block:
         return block
 
 
-def _blocks(header: list[str], rows: Iterator[list[str]]) -> Iterator[bytes]:
+def _blocks(header: list[str], rows: Iterator[list]) -> Iterator[bytes]:
+    # csv.writer turns every value with str() (UUID, int, Decimal of a fixed scale) and None
+    # into "", in C: the rows below leave as much of the formatting to it as they can.
     block = _Block()
     writer = csv.writer(block)
     writer.writerow(header)
@@ -102,19 +79,25 @@ def _blocks(header: list[str], rows: Iterator[list[str]]) -> Iterator[bytes]:
 
 
 def installs_csv(*, period: Period) -> Iterator[bytes]:
-    formats = [f for _, f in INSTALL_COLUMNS]
     rows = reporting.installs_for_export(app_id=period.app_id, start=period.start,
                                          end=period.end)
-    return _blocks([name for name, _ in INSTALL_COLUMNS],
-                   ([f(v) for f, v in zip(formats, row, strict=True)] for row in rows))
+    return _blocks(INSTALL_HEADER, (
+        [install_id, installed_at, _text(device_id), _text(platform), match_type, confidence,
+         BOOL[is_organic], _text(media_source), _text(campaign_id), _text(adset), _text(ad),
+         click_id, touch_time, _text(sdk_version), _text(os_version), _text(device_model)]
+        for (install_id, installed_at, device_id, platform, match_type, confidence, is_organic,
+             media_source, campaign_id, adset, ad, click_id, touch_time, sdk_version,
+             os_version, device_model) in rows))
 
 
 def events_csv(*, period: Period) -> Iterator[bytes]:
-    formats = [f for _, f in EVENT_COLUMNS]
     rows = reporting.events_for_export(app_id=period.app_id, start=period.start,
                                        end=period.end)
-    return _blocks([name for name, _ in EVENT_COLUMNS],
-                   ([f(v) for f, v in zip(formats, row, strict=True)] for row in rows))
+    return _blocks(EVENT_HEADER, (
+        [event_id, _text(client_event_id), occurred_at, received_at, _text(name),
+         _text(device_id), install_id, session_id, amount, _text(currency), properties]
+        for (event_id, client_event_id, occurred_at, received_at, name, device_id, install_id,
+             session_id, amount, currency, properties) in rows))
 
 
 def revenue_csv(*, period: Period, currency: str) -> Iterator[bytes]:
@@ -124,8 +107,8 @@ def revenue_csv(*, period: Period, currency: str) -> Iterator[bytes]:
     return _blocks(REVENUE_HEADER, _revenue_rows(rows, book))
 
 
-def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list[str]]:
-    converted: dict[tuple, Decimal | None] = {}  # rate per (currency, day), looked up once
+def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list]:
+    factors: dict[tuple[str, str], Decimal | None] = {}  # per (currency, day), looked up once
     for (event_id, occurred_at, event_name, device_id, install_id, is_organic, media_source,
          campaign_id, amount, currency) in rows:
         if install_id is None:
@@ -134,14 +117,13 @@ def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list[str]]:
             source_type, media_source, campaign_id = "organic", None, None
         else:
             source_type = "paid"
-        key = (currency or "", occurred_at.date())
-        if key not in converted:
-            converted[key] = book.convert(Decimal(1), *key)
-        factor = converted[key]
-        yield [str(event_id), _time(occurred_at), _text(event_name), _text(device_id),
-               _plain(install_id), source_type, _text(media_source), _text(campaign_id),
-               _decimal(amount), _text(currency), book.target,
-               "" if factor is None else _decimal((amount * factor).quantize(CONVERTED))]
+        key = (currency or "", occurred_at[:10])
+        if key not in factors:
+            factors[key] = book.convert(Decimal(1), key[0], date.fromisoformat(key[1]))
+        factor = factors[key]
+        yield [event_id, occurred_at, _text(event_name), _text(device_id), install_id,
+               source_type, _text(media_source), _text(campaign_id), amount, _text(currency),
+               book.target, None if factor is None else (amount * factor).quantize(CONVERTED)]
 
 
 def csv_response(*, period: Period, kind: str, currency: str,

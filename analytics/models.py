@@ -46,6 +46,7 @@ class AppReportSettings(models.Model):
 
     class Meta:
         verbose_name = "app report currency"
+        verbose_name_plural = "app report currencies"
 
     def __str__(self) -> str:
         return f"{self.app_id}: {self.currency}"

@@ -149,12 +149,12 @@ class CostImportOutput(serializers.Serializer):
 # --- Responses --------------------------------------------------------------------------------
 
 def money(**kwargs) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=30, decimal_places=2, coerce_to_string=False,
+    return serializers.DecimalField(max_digits=None, decimal_places=2, coerce_to_string=False,
                                     rounding=ROUND_HALF_UP, **kwargs)
 
 
 def percent(**kwargs) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=30, decimal_places=2, coerce_to_string=False,
+    return serializers.DecimalField(max_digits=None, decimal_places=2, coerce_to_string=False,
                                     rounding=ROUND_HALF_UP, allow_null=True, **kwargs)
 
 
@@ -315,7 +315,7 @@ class RevenueOutput(HeaderOutput):
 class CreditedOutput(serializers.Serializer):
     media_source = serializers.CharField()
     campaign_id = serializers.CharField()
-    credited_installs = serializers.DecimalField(max_digits=30, decimal_places=4,
+    credited_installs = serializers.DecimalField(max_digits=None, decimal_places=4,
                                                  coerce_to_string=False, rounding=ROUND_HALF_UP)
     credited_revenue = money(source="credited_revenue.amount")
     unconverted_revenue = unconverted("credited_revenue")
@@ -328,7 +328,7 @@ class AttributionOutput(HeaderOutput):
     attributed_installs = serializers.IntegerField(source="report.attributed_installs")
     organic_installs = serializers.IntegerField(source="report.organic_installs")
     credited_installs = serializers.DecimalField(
-        source="report.credited_installs", max_digits=30, decimal_places=4,
+        source="report.credited_installs", max_digits=None, decimal_places=4,
         coerce_to_string=False, rounding=ROUND_HALF_UP)
     credited_revenue = money(source="report.credited_revenue.amount")
     unconverted_revenue = unconverted("report.credited_revenue")

@@ -40,6 +40,10 @@ PERIOD_PARAMETERS = [
 ]
 
 
+NOT_FOUND = OpenApiResponse(OpenApiTypes.OBJECT,
+                            description="No such app in the caller's organization.")
+
+
 @dataclass(frozen=True)
 class Header:
     app_id: uuid.UUID
@@ -81,7 +85,7 @@ class AnalyticsView(OrganizationScopedView):
 
 
 class DashboardView(AnalyticsView):
-    @extend_schema(parameters=PERIOD_PARAMETERS, responses=DashboardOutput)
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: DashboardOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, _ = self.period()
         report = queries.dashboard(period=period, currency=currency)
@@ -89,7 +93,7 @@ class DashboardView(AnalyticsView):
 
 
 class SourcesView(AnalyticsView):
-    @extend_schema(parameters=PERIOD_PARAMETERS, responses=SourcesOutput)
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: SourcesOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, _ = self.period()
         report = queries.sources(period=period, currency=currency)
@@ -97,7 +101,7 @@ class SourcesView(AnalyticsView):
 
 
 class CampaignsView(AnalyticsView):
-    @extend_schema(parameters=PERIOD_PARAMETERS, responses=CampaignsOutput)
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: CampaignsOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, _ = self.period()
         report = queries.campaigns(period=period, currency=currency)
@@ -105,7 +109,7 @@ class CampaignsView(AnalyticsView):
 
 
 class RetentionView(AnalyticsView):
-    @extend_schema(parameters=PERIOD_PARAMETERS, responses=RetentionOutput)
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: RetentionOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, _ = self.period()
         report = queries.retention(period=period, today=timezone.now().date())
@@ -113,7 +117,7 @@ class RetentionView(AnalyticsView):
 
 
 class RevenueView(AnalyticsView):
-    @extend_schema(parameters=PERIOD_PARAMETERS, responses=RevenueOutput)
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: RevenueOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, _ = self.period()
         report = queries.revenue(period=period, currency=currency)
@@ -125,7 +129,7 @@ class AttributionView(AnalyticsView):
 
     @extend_schema(parameters=[*PERIOD_PARAMETERS, OpenApiParameter(
         "model", OpenApiTypes.STR, enum=list(queries.MODEL_COLUMNS), required=False,
-        description="Default last-touch.")], responses=AttributionOutput)
+        description="Default last-touch.")], responses={200: AttributionOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, params = self.period()
         report = queries.attribution(period=period, currency=currency, model=params["model"])
@@ -151,8 +155,9 @@ class ExportView(AnalyticsView):
     @extend_schema(
         parameters=[*PERIOD_PARAMETERS, OpenApiParameter(
             "type", OpenApiTypes.STR, enum=["installs", "events", "revenue"], required=True)],
-        responses={200: OpenApiResponse(response=OpenApiTypes.BINARY,
-                                        description="text/csv attachment, streamed.")})
+        responses={(200, "text/csv"): OpenApiResponse(
+            OpenApiTypes.STR, description="A streamed CSV attachment: a header row, then one "
+            "row per record (columns in docs/metrics.md)."), 404: NOT_FOUND})
     def get(self, request):
         period, currency, params = self.period()
         return exports.csv_response(period=period, kind=params["type"], currency=currency,
@@ -160,7 +165,7 @@ class ExportView(AnalyticsView):
 
 
 class CostImportView(OrganizationScopedView):
-    @extend_schema(request=CostImportInput, responses=CostImportOutput)
+    @extend_schema(request=CostImportInput, responses={200: CostImportOutput, 404: NOT_FOUND})
     def post(self, request):
         payload = CostImportInput(data=request.data)
         payload.is_valid(raise_exception=True)
