@@ -51,7 +51,8 @@ ANDROID_MODELS = [
 ANDROID_VERSIONS = (["14"] * 5 + ["13"] * 3 + ["12"] * 2 + ["15", "11"])
 IOS_MODELS = ["iPhone15,2", "iPhone15,3", "iPhone14,5", "iPhone14,2", "iPhone16,1",
               "iPhone16,2", "iPhone13,2", "iPhone14,7", "iPhone12,1", "iPhone14,4", "iPad13,1"]
-IOS_VERSIONS = ["17"] * 6 + ["16"] * 2 + ["18"] * 2 + ["15"]
+IOS_VERSIONS = (["17.5"] * 4 + ["17.4"] * 3 + ["17.6"] * 2
+                + ["17.3", "17.2", "17.1", "16.7", "16.6", "18.0", "18.1", "15.8"])
 LANGUAGES = (["en-US"] * 6 + ["en-GB"] * 2 + ["es-ES", "es-MX", "de-DE", "fr-FR", "pt-BR",
              "it-IT", "ja-JP", "ko-KR", "tr-TR", "id-ID", "hi-IN", "ru-RU"])
 
@@ -65,7 +66,7 @@ class Device:
     n: int
     platform: str
     model: str
-    os_major: str
+    os_version: str  # iOS with its minor version (Safari shows it), Android major only
     language: str
     advertising_id: str | None
     home_ip: str
@@ -99,12 +100,12 @@ def make_world(args, now: datetime):
     def new_device(n: int) -> Device:
         platform = "android" if rng.random() < 0.6 else "ios"
         if platform == "android":
-            model, os_major = skewed(rng, ANDROID_MODELS), rng.choice(ANDROID_VERSIONS)
+            model, version = skewed(rng, ANDROID_MODELS), rng.choice(ANDROID_VERSIONS)
         else:
-            model, os_major = skewed(rng, IOS_MODELS), rng.choice(IOS_VERSIONS)
+            model, version = skewed(rng, IOS_MODELS), rng.choice(IOS_VERSIONS)
         zeroed = rng.random() < (0.45 if platform == "ios" else 0.08)
         on_carrier = rng.random() < 0.3
-        return Device(n=n, platform=platform, model=model, os_major=os_major,
+        return Device(n=n, platform=platform, model=model, os_version=version,
                       language=rng.choice(LANGUAGES),
                       advertising_id=None if zeroed else str(uuid.UUID(int=rng.getrandbits(128))),
                       home_ip=rng.choice(carrier_ips) if on_carrier else public_ip(rng),
@@ -143,21 +144,23 @@ def make_world(args, now: datetime):
 
 def click_user_agent(device: Device) -> str:
     if device.platform == "ios":
-        major = device.os_major
+        version = device.os_version
         kind = "iPad; CPU OS" if device.model.startswith("iPad") else "iPhone; CPU iPhone OS"
-        return (f"Mozilla/5.0 ({kind} {major}_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, "
-                f"like Gecko) Version/{major}.1 Mobile/15E148 Safari/604.1")
+        return (f"Mozilla/5.0 ({kind} {version.replace('.', '_')} like Mac OS X) "
+                f"AppleWebKit/605.1.15 (KHTML, like Gecko) Version/{version} Mobile/15E148 "
+                "Safari/604.1")
     if device.reduced_ua:
         return ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) "
                 "Chrome/126.0.0.0 Mobile Safari/537.36")
-    return (f"Mozilla/5.0 (Linux; Android {device.os_major}; {device.model}) AppleWebKit/537.36"
+    return (f"Mozilla/5.0 (Linux; Android {device.os_version}; {device.model}) "
+            "AppleWebKit/537.36"
             " (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36")
 
 
 def sdk_user_agent(device: Device) -> str:
     if device.platform == "ios":
         return "Runner/3.2 CFNetwork/1474 Darwin/23.0.0"
-    return f"Dalvik/2.1.0 (Linux; U; Android {device.os_major}; {device.model} Build/UP1A)"
+    return f"Dalvik/2.1.0 (Linux; U; Android {device.os_version}; {device.model} Build/UP1A)"
 
 
 def main() -> None:
@@ -212,7 +215,7 @@ def main() -> None:
                 continue
             latest = max(device.clicks, key=lambda c: c[3]) if device.clicks else None
             body = {"app_id": app_id, "platform": device.platform, "sdk_version": "3.2.0",
-                    "os_version": f"{device.os_major}.1", "device_model": device.model,
+                    "os_version": device.os_version, "device_model": device.model,
                     "language": device.language.replace("-", "_")}
             if device.advertising_id:
                 body["device_id"] = device.advertising_id

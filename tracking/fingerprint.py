@@ -25,6 +25,7 @@ IP_EXACT = 40
 IP_NETWORK = 25
 OS_FAMILY = 10
 OS_MAJOR_MATCH, OS_MAJOR_MISMATCH = 10, -15
+OS_MINOR_MATCH, OS_MINOR_MISMATCH = 5, -5  # both sides rarely know it on Android
 MODEL_MATCH, MODEL_CLASS_MATCH, MODEL_MISMATCH = 15, 5, -20
 LANGUAGE_EXACT, LANGUAGE_PRIMARY, LANGUAGE_MISMATCH = 10, 5, -10
 EXTRA_MATCH, EXTRA_MISMATCH = 5, -5  # timezone, screen: only when both sides know them
@@ -104,9 +105,13 @@ def score(click: ClickCandidate, install: InstallSignals, *, age: timedelta) -> 
         if click.os_family != install.os_family:
             return Score(0.0, 0, {"ip": factors["ip"]}, disqualified="different OS")
         factors["os"] = OS_FAMILY
-    if click.os_major and install.os_major:
-        factors["os_version"] = (OS_MAJOR_MATCH if click.os_major == install.os_major
-                                 else OS_MAJOR_MISMATCH)
+    click_version, install_version = click.os_version.split("."), install.os_version.split(".")
+    if click_version[0] and install_version[0]:
+        same_major = click_version[0] == install_version[0]
+        factors["os_version"] = OS_MAJOR_MATCH if same_major else OS_MAJOR_MISMATCH
+        if same_major and len(click_version) > 1 and len(install_version) > 1:
+            factors["os_minor"] = (OS_MINOR_MATCH if click_version[1] == install_version[1]
+                                   else OS_MINOR_MISMATCH)
     if click.device_model and install.device_model:
         factors["device_model"] = _model_points(click.device_model, install.device_model)
     click_language, install_language = (language_tag(click.accept_language),

@@ -26,7 +26,7 @@ MAX_NETWORK_CANDIDATES = 50
 def _candidates(rows) -> list[ClickCandidate]:
     return [ClickCandidate(id=r[0], clicked_at=r[1], media_source=r[2], campaign_id=r[3],
                            adset=r[4], ad=r[5], advertising_id=r[6], ip=r[7],
-                           fingerprint=r[8], os_family=r[9], os_major=r[10],
+                           fingerprint=r[8], os_family=r[9], os_version=r[10],
                            device_model=r[11], accept_language=r[12]) for r in rows]
 
 

@@ -19,7 +19,7 @@ from tracking.event_batch import CleanEvent
 from tracking.models import Click, ClickArchive, Event, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.signals import InstallSignals
-from tracking.useragent import device_info, os_major_of
+from tracking.useragent import device_info, os_version_of
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
         "user_agent": user_agent,
         "accept_language": _text(click.accept_language, 255),
         "os_family": device.os_family,
-        "os_version": device.os_major,
+        "os_version": device.os_version,
         "device_model": device.device_model,
         "fingerprint": fingerprint.click_fingerprint(click.ip or "", user_agent),
         "clicked_at": click.clicked_at,
@@ -126,7 +126,7 @@ def install_signals(data: InstallInput, device_id: str | None) -> InstallSignals
         device_id=device_id,
         ip=data.ip,
         os_family=OS_FAMILY_BY_PLATFORM.get(data.platform, ""),
-        os_major=os_major_of(data.os_version) or agent.os_major,
+        os_version=os_version_of(data.os_version) or agent.os_version,
         device_model=data.device_model or agent.device_model,
         language=data.language,
         timezone=data.timezone,

@@ -19,7 +19,7 @@ class ClickCandidate:
     ip: str | None = None
     fingerprint: str = ""  # hash of IP + User-Agent: one browser on one network
     os_family: str = ""
-    os_major: str = ""
+    os_version: str = ""
     device_model: str = ""
     accept_language: str = ""
 
@@ -30,7 +30,7 @@ class InstallSignals:
     device_id: str | None = None
     ip: str | None = None
     os_family: str = ""
-    os_major: str = ""
+    os_version: str = ""
     device_model: str = ""
     language: str = ""
     timezone: str = ""

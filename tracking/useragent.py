@@ -21,11 +21,11 @@ MAX_PARSED_LENGTH = 512
 class DeviceInfo:
     platform: str  # "ios", "android" or "other"
     os_family: str
-    os_major: str
+    os_version: str  # "17.1" or "14": major, and minor where the User-Agent shows it
     device_model: str
 
 
-UNKNOWN = DeviceInfo(platform="other", os_family="", os_major="", device_model="")
+UNKNOWN = DeviceInfo(platform="other", os_family="", os_version="", device_model="")
 
 
 @lru_cache(maxsize=8192)
@@ -37,6 +37,7 @@ def device_info(user_agent: str) -> DeviceInfo:
     device = parse_device(user_agent)
     family = os.family if os and os.family != "Other" else ""
     major = (os.major or "") if os else ""
+    minor = (os.minor or "") if os else ""
     model = (device.model or "") if device else ""
     if family in IOS_FAMILIES or "iPhone" in user_agent or "iPad" in user_agent:
         platform, family = "ios", "iOS"
@@ -44,12 +45,13 @@ def device_info(user_agent: str) -> DeviceInfo:
     elif family == "Android" or "Android" in user_agent:
         platform, family = "android", "Android"
         if model in ("K", "") and major == "10":  # Chrome's frozen, reduced User-Agent
-            major, model = "", ""
+            major, minor, model = "", "", ""
     else:
         platform = "other"
     if model in ("iOS-Device", "Generic", "Smartphone", "Other"):
         model = ""
-    return DeviceInfo(platform=platform, os_family=family, os_major=major,
+    version = f"{major}.{minor}" if major and minor.isdigit() else major
+    return DeviceInfo(platform=platform, os_family=family, os_version=version,
                       device_model=model[:128])
 
 
@@ -61,7 +63,9 @@ def _ios_device_class(user_agent: str, model: str) -> str:
     return ""
 
 
-def os_major_of(version: str) -> str:
-    """'17.2.1' -> '17'; '' for anything that does not start with a number."""
-    head = version.strip().split(".", 1)[0]
-    return head if head.isdigit() else ""
+def os_version_of(version: str) -> str:
+    """'17.2.1' -> '17.2', '14' -> '14'; '' for anything that does not start with a number."""
+    parts = version.strip().split(".")
+    if not parts[0].isdigit():
+        return ""
+    return f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1].isdigit() else parts[0]

@@ -9,14 +9,14 @@ from tracking.signals import ClickCandidate, InstallSignals
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 ANDROID = InstallSignals(platform="android", device_id="gaid-1", ip="81.2.69.7",
-                         os_family="Android", os_major="14", device_model="SM-S918B",
+                         os_family="Android", os_version="14", device_model="SM-S918B",
                          language="en-US")
 
 
 def click(minutes_ago=30, **overrides):
     values = dict(id=uuid.uuid4(), clicked_at=NOW - timedelta(minutes=minutes_ago),
                   media_source="fb", campaign_id="c1", ip="81.2.69.7",
-                  fingerprint=str(uuid.uuid4()), os_family="Android", os_major="14",
+                  fingerprint=str(uuid.uuid4()), os_family="Android", os_version="14",
                   device_model="SM-S918B", accept_language="en-US")
     values.update(overrides)
     return ClickCandidate(**values)
@@ -112,7 +112,7 @@ def test_fingerprint_matches_when_the_score_reaches_60():
 
 
 def test_fingerprint_below_60_is_organic_with_the_reason():
-    weak = click(ip="81.2.69.99", os_major="12", accept_language="fr")
+    weak = click(ip="81.2.69.99", os_version="12", accept_language="fr")
     verdict = run(signals=InstallSignals(**{**ANDROID.__dict__, "device_id": None}),
                   fingerprint_candidates=[weak])
     assert verdict.match_type == "organic" and verdict.confidence == 0

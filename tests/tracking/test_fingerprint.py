@@ -14,14 +14,14 @@ NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 def click(**overrides):
     values = dict(id=uuid.uuid4(), clicked_at=NOW - timedelta(minutes=10), media_source="fb",
                   campaign_id="c", ip="81.2.69.7", fingerprint="browser-1",
-                  os_family="Android", os_major="14", device_model="SM-S918B",
+                  os_family="Android", os_version="14", device_model="SM-S918B",
                   accept_language="de-DE,de;q=0.9")
     values.update(overrides)
     return ClickCandidate(**values)
 
 
 INSTALL = InstallSignals(platform="android", ip="81.2.69.7", os_family="Android",
-                         os_major="14", device_model="SM-S918B", language="de_DE")
+                         os_version="14", device_model="SM-S918B", language="de_DE")
 
 
 def test_same_ip_os_model_and_language_gives_the_maximum():
@@ -57,16 +57,26 @@ def test_a_different_os_disqualifies():
 
 
 def test_contradicting_version_model_and_language_pull_the_score_down():
-    result = fingerprint.score(click(os_major="12", device_model="Pixel 7",
+    result = fingerprint.score(click(os_version="12", device_model="Pixel 7",
                                      accept_language="fr-FR"), INSTALL, age=timedelta(0))
     assert result.raw == 40 + 10 - 15 - 20 - 10
     assert result.confidence < fingerprint.THRESHOLD
 
 
+def test_the_minor_version_counts_when_both_sides_know_it():
+    same = fingerprint.score(click(os_version="17.2", os_family="iOS", device_model=""),
+                             InstallSignals(platform="ios", ip="81.2.69.7", os_family="iOS",
+                                            os_version="17.2"), age=timedelta(0))
+    other = fingerprint.score(click(os_version="17.1", os_family="iOS", device_model=""),
+                              InstallSignals(platform="ios", ip="81.2.69.7", os_family="iOS",
+                                             os_version="17.2"), age=timedelta(0))
+    assert same.factors["os_minor"] == 5 and other.factors["os_minor"] == -5
+
+
 def test_safari_device_class_matches_the_sdk_machine_id():
-    ios_click = click(os_family="iOS", os_major="17", device_model="iPhone",
+    ios_click = click(os_family="iOS", os_version="17", device_model="iPhone",
                       accept_language="en-US")
-    install = InstallSignals(platform="ios", ip="81.2.69.7", os_family="iOS", os_major="17",
+    install = InstallSignals(platform="ios", ip="81.2.69.7", os_family="iOS", os_version="17",
                              device_model="iPhone15,2", language="en-US")
     assert fingerprint.score(ios_click, install, age=timedelta(0)).factors["device_model"] == 5
 
