@@ -36,8 +36,8 @@ DECAY_PER_DAY = 0.30  # a perfect 80 is 56 after 24 hours
 AMBIGUITY_MARGIN = 10.0
 AMBIGUITY_PENALTY = 10.0
 MAX_RIVALS = 2  # three or more other devices scoring alike: refuse the match
-CROWD_PENALTY_PER_DEVICE = 6.0  # per other device that clicked from the same address
-MAX_CROWD_PENALTY = 30.0
+CROWD_PENALTY_PER_DEVICE = 1.5  # per other look-alike device seen on the same address
+MAX_CROWD_PENALTY = 8.0
 
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
 
