@@ -37,6 +37,8 @@ import hotpaths  # noqa: E402
 
 ROOT = hotpaths.ROOT
 WINDOW = timedelta(days=7)
+CARRIER_SHARE = 0.3  # devices whose traffic leaves through a carrier NAT address
+DEVICES_PER_CARRIER_IP = 30  # of this app's clickers and installers in a week, per address
 SOURCES = [("facebook", "fb_summer"), ("google", "uac_q4"), ("tiktok", "tt_launch"),
            ("snapchat", "snap_1"), ("applovin", "al_rewarded"), ("unity", "unity_play")]
 # Device diversity as ad traffic shows it: a long tail of Android models with skewed
@@ -95,7 +97,10 @@ def public_ip(rng: random.Random) -> str:
 
 def make_world(args, now: datetime):
     rng = random.Random(args.seed)
-    carrier_ips = [public_ip(rng) for _ in range(40)]  # carrier NAT egress, shared widely
+    population = args.devices + args.organic + args.noise_clicks
+    carrier_ips = [public_ip(rng)  # carrier NAT egress addresses, each shared by ~30 devices
+                   for _ in range(max(1, round(population * CARRIER_SHARE
+                                               / DEVICES_PER_CARRIER_IP)))]
 
     def new_device(n: int) -> Device:
         platform = "android" if rng.random() < 0.6 else "ios"
@@ -104,7 +109,7 @@ def make_world(args, now: datetime):
         else:
             model, version = skewed(rng, IOS_MODELS), rng.choice(IOS_VERSIONS)
         zeroed = rng.random() < (0.45 if platform == "ios" else 0.08)
-        on_carrier = rng.random() < 0.3
+        on_carrier = rng.random() < CARRIER_SHARE
         return Device(n=n, platform=platform, model=model, os_version=version,
                       language=rng.choice(LANGUAGES),
                       advertising_id=None if zeroed else str(uuid.UUID(int=rng.getrandbits(128))),
