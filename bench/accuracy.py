@@ -33,7 +33,10 @@ from urllib.parse import parse_qs, urlsplit
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import hotpaths  # noqa: E402
+
+from tracking.fingerprint import network_key  # noqa: E402
 
 ROOT = hotpaths.ROOT
 WINDOW = timedelta(days=7)
@@ -242,6 +245,9 @@ def main() -> None:
                 "exact": chosen_key is not None and chosen_key == truth,
                 "fingerprint_only": truth is not None and not body.get("install_referrer")
                 and not body.get("device_id"),
+                # a fingerprint can only work from the install's network and within a day
+                "reachable": any(network_key(c[4]) == network_key(device.install_ip)
+                                 and now - c[3] <= timedelta(hours=24) for c in device.clicks),
             })
     finally:
         hotpaths.stop(server)
@@ -276,6 +282,10 @@ def report(results: list[dict], args) -> None:
     print(f"Fingerprint precision {sum(r['correct_device'] for r in fp) / max(len(fp), 1):.3f},"
           f" recall {found / max(len(eligible), 1):.3f} over the {len(eligible)} installs only a"
           " fingerprint could attribute (no referrer, no usable device id)")
+    reachable = [r for r in eligible if r["reachable"]]
+    reached = sum(r["method"] == "fingerprint" and r["correct_device"] for r in reachable)
+    print(f"  of which {len(reachable)} had clicked from the install's network within a day:"
+          f" recall {reached / max(len(reachable), 1):.3f} over those")
     print("Method mix:", dict(Counter(r["method"] for r in results)))
 
 
