@@ -196,7 +196,8 @@ def _counted(rows: Iterator[tuple], total: int, report) -> Iterator[tuple]:
         done += 1
         if done % BATCH == 0:
             report(done, total)
-    report(done, total)
+    if done % BATCH:
+        report(done, total)
 
 
 def costs(*, sizes: Sizes, today: date, seed: int) -> list:

@@ -29,6 +29,8 @@ EXPORT_TYPES = ("installs", "events", "revenue")
 CURRENCY = re.compile(r"^[A-Z]{3}$")
 MAX_COST_ROWS = 10_000
 REQUIRED = {"required": "This parameter is required."}
+# The SDK's event timestamps start in 2000 (docs/decisions.md, Events); nothing is older.
+FIRST_DAY, LAST_DAY = date(2000, 1, 1), date(2099, 12, 31)
 
 
 # --- Query parameters -------------------------------------------------------------------------
@@ -39,6 +41,7 @@ class DayParameter(serializers.Field):
     default_error_messages = {
         "invalid": "Must be an ISO 8601 date (YYYY-MM-DD) or date-time "
                    "(YYYY-MM-DDTHH:MM:SSZ).",
+        "out_of_range": f"Must be between {FIRST_DAY} and {LAST_DAY}.",
         **REQUIRED,
     }
 
@@ -47,11 +50,16 @@ class DayParameter(serializers.Field):
             self.fail("invalid")
         try:
             moment = datetime.fromisoformat(data.strip())
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            day = moment.astimezone(UTC).date()
         except ValueError:
             self.fail("invalid")
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).date()
+        except OverflowError:  # year 1 or 9999 pushed past the calendar by an offset
+            self.fail("out_of_range")
+        if not FIRST_DAY <= day <= LAST_DAY:
+            self.fail("out_of_range")
+        return day
 
     def to_representation(self, value):
         return value.isoformat()
