@@ -283,15 +283,21 @@ def events_for_export(*, app_id: uuid.UUID, start: date, end: date,
     rows = (Event.objects.filter(app_id=app_id, occurred_at__gte=since, occurred_at__lt=until)
             .order_by("occurred_at", "id"))
     if revenue_only:
+        # About one event in twenty-five has revenue, and each needs its install: a plan for
+        # the whole result (one scan, a hash join, a sort) beats the default fast-start plan
+        # (an install lookup per row) by half, for a first byte a second or two later.
         return _stream(_text_values(rows.filter(revenue_amount__isnull=False),
-                                    REVENUE_EXPORT_FIELDS))
+                                    REVENUE_EXPORT_FIELDS), whole_result_plan=True)
     return _stream(_text_values(rows, EVENT_EXPORT_FIELDS))
 
 
-def _stream(rows) -> Iterator[tuple]:
+def _stream(rows, *, whole_result_plan: bool = False) -> Iterator[tuple]:
     # Inside a transaction PostgreSQL streams a server-side cursor; outside one Django declares
     # it WITH HOLD, which makes the server materialise the whole result before the first row.
     with transaction.atomic():
+        if whole_result_plan and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL cursor_tuple_fraction = 1.0")
         yield from rows.iterator(chunk_size=EXPORT_CHUNK_ROWS)
 
 
