@@ -92,6 +92,11 @@ def setup_app(env: dict) -> tuple[str, str]:
 CLICKS_PER_NETWORK = 10
 
 
+def network_prefix(net: int) -> str:
+    """The /24 numbered `net` (installs.lua numbers them the same way)."""
+    return f"{82 + net // 62500}.{net // 250 % 250}.{net % 250}"
+
+
 def load_clicks(url: str, app_id: str, start: int, stop: int) -> None:
     """Clicks start..stop-1 into the hot store (COPY) over the last 6 days, each with its own
     advertising id (the one installs.lua asks for), ten to a /24 network at any table size, so
@@ -111,12 +116,12 @@ def load_clicks(url: str, app_id: str, start: int, stop: int) -> None:
         with cur.copy(f"COPY tracking_click ({', '.join(columns)}) FROM STDIN") as copy:
             for n in range(start, stop):
                 net = n // CLICKS_PER_NETWORK
-                ip = f"82.{net // 250}.{net % 250}.{n % 254 + 1}"
+                prefix = network_prefix(net)
+                ip = f"{prefix}.{n % 254 + 1}"
                 copy.write_row((
                     uuid.uuid4(), app_id, f"campaign{n % 50}", f"network{n % 7}", "", "",
-                    f"00000001-0000-4000-8000-{n + 1:012d}", ip,
-                    f"82.{net // 250}.{net % 250}.0/24", ua, "en-US", "Android", "14",
-                    "SM-S918B", click_fingerprint(ip, ua),
+                    f"00000001-0000-4000-8000-{n + 1:012d}", ip, f"{prefix}.0/24", ua,
+                    "en-US", "Android", "14", "SM-S918B", click_fingerprint(ip, ua),
                     now - timedelta(seconds=(n * 7919) % (6 * 86400))))
         conn.commit()
         conn.execute("ANALYZE tracking_click")

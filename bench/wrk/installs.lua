@@ -17,6 +17,7 @@ request = function()
   local body = string.format('{"app_id":"%s","platform":"android","sdk_version":"2.4.0","device_id":"%s","os_version":"14","device_model":"SM-S918B","language":"en-US"}', app_id, device)
   local headers = {["Content-Type"] = "application/json", ["X-API-Key"] = key,
     ["User-Agent"] = "Dalvik/2.1.0 (Linux; U; Android 14; SM-S918B Build/UP1A.231005.007)",
-    ["X-Forwarded-For"] = string.format("82.%d.%d.%d", math.floor(net / 250), net % 250, math.random(1, 254))}
+    ["X-Forwarded-For"] = string.format("%d.%d.%d.%d", 82 + math.floor(net / 62500),
+      math.floor(net / 250) % 250, net % 250, math.random(1, 254))}
   return wrk.format("POST", "/api/v1/installs", headers, body)
 end
