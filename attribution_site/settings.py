@@ -98,7 +98,7 @@ if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "attribution_site.cache.ReusingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "attr",
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},

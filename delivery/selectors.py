@@ -4,10 +4,12 @@ and the one query the SDK hot path makes to learn where a fact must be delivered
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import CharField, QuerySet, Value
 
 from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
@@ -29,6 +31,8 @@ def delivery_targets(*, app_ids: Iterable[uuid.UUID]) -> list[Target]:
     it runs inside every install and event batch: an app with nothing configured costs one
     round trip and nothing else."""
     app_ids = list(app_ids)
+    if connection.vendor == "postgresql":  # the ORM's union costs ~0.6 ms of Python per call
+        return _delivery_targets_sql(app_ids)
     postbacks = PostbackConfig.objects.filter(app_id__in=app_ids, active=True).annotate(
         kind=Value(Kind.POSTBACK.value, output_field=CharField()),
     ).values_list("kind", "id", "app_id", "media_source", "events")
@@ -38,6 +42,23 @@ def delivery_targets(*, app_ids: Iterable[uuid.UUID]) -> list[Target]:
     ).values_list("kind", "id", "app_id", "no_source", "events")
     return [Target(kind, config_id, app_id, source, tuple(events or ()))
             for kind, config_id, app_id, source, events in postbacks.union(webhooks, all=True)]
+
+
+_TARGETS_SQL = (
+    f"SELECT %s, id, app_id, media_source, events FROM {PostbackConfig._meta.db_table} "
+    "WHERE app_id = ANY(%s) AND active UNION ALL "
+    f"SELECT %s, id, app_id, '', events FROM {Webhook._meta.db_table} "
+    "WHERE app_id = ANY(%s) AND active"
+)
+
+
+def _delivery_targets_sql(app_ids: list[uuid.UUID]) -> list[Target]:
+    with connection.cursor() as cursor:
+        cursor.execute(_TARGETS_SQL, [Kind.POSTBACK.value, app_ids, Kind.WEBHOOK.value, app_ids])
+        rows = cursor.fetchall()
+    return [Target(kind, config_id, app_id, source,
+                   tuple(json.loads(events) if isinstance(events, str) else events or ()))
+            for kind, config_id, app_id, source, events in rows]
 
 
 def postbacks_for_app(*, app_id: uuid.UUID) -> QuerySet[PostbackConfig]:
