@@ -86,12 +86,6 @@ try:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Parameters travel apart from the SQL and repeated statements are prepared, so the hot
-    # paths' queries are neither formatted in Python nor planned again on every request.
-    # Behind PgBouncer in transaction mode set DATABASE_SERVER_SIDE_BINDING=0.
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
-        "DATABASE_SERVER_SIDE_BINDING", True)
 # No CONN_HEALTH_CHECKS: it costs a SELECT 1 round trip at the start of every request, a
 # third of a click's database time. After a database restart each stale connection fails one
 # request instead (see docs/decisions.md).
