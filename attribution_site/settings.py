@@ -229,6 +229,8 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request without it
+WHITENOISE_USE_FINDERS = True  # serve the admin's files from the apps: no collectstatic step
 # The admin's CSS and JS, served by the app itself under gunicorn (no separate web server).
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
