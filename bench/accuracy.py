@@ -187,7 +187,7 @@ def main() -> None:
                    cwd=ROOT, env=env, check=True)
     app_id, key = hotpaths.setup_app(env)
     server = hotpaths.start([hotpaths.GUNICORN, "attribution_site.wsgi"], env, ROOT,
-                            hotpaths.SERVICE_PORT)
+                            hotpaths.SERVICE_PORT, argparse.Namespace(workers=2, threads=4))
     base = f"http://127.0.0.1:{hotpaths.SERVICE_PORT}/api/v1"
     http = requests.Session()
     now = datetime.now(UTC)

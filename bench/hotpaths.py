@@ -36,8 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 GUNICORN = str(Path(PYTHON).with_name("gunicorn"))
-GUNICORN_ARGS = ["-k", "gthread", "-w", "2", "--threads", "4", "--limit-request-line", "8190",
-                 "--log-level", "warning"]
+GUNICORN_ARGS = ["-k", "gthread", "--limit-request-line", "8190", "--log-level", "warning"]
 SERVICE_PORT, BASELINE_PORT = 8101, 8102
 
 
@@ -48,6 +47,8 @@ def parse_args():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (both servers)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/attr_bench")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     return parser.parse_args()
@@ -127,14 +128,15 @@ def load_clicks(url: str, app_id: str, start: int, stop: int) -> None:
         conn.execute("ANALYZE tracking_click")
 
 
-def start(cmd: list[str], env: dict, cwd: Path, port: int) -> subprocess.Popen:
+def start(cmd: list[str], env: dict, cwd: Path, port: int, args) -> subprocess.Popen:
     probe = socket.socket()
     try:  # a server left behind by an earlier run would answer instead of this one
         if probe.connect_ex(("127.0.0.1", port)) == 0:
             raise SystemExit(f"port {port} is already in use: stop what runs there first")
     finally:
         probe.close()
-    process = subprocess.Popen([*cmd, "-b", f"127.0.0.1:{port}", *GUNICORN_ARGS], cwd=cwd,
+    process = subprocess.Popen([*cmd, "-b", f"127.0.0.1:{port}", *GUNICORN_ARGS,
+                                "-w", str(args.workers), "--threads", str(args.threads)], cwd=cwd,
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                start_new_session=True)
     path = "/healthz" if port == SERVICE_PORT else "/r"
@@ -220,10 +222,10 @@ def main() -> None:
     wrk_env = dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key,
                    BENCH_CLICKS=str(args.small),
                    BENCH_NETWORKS=str(args.small // CLICKS_PER_NETWORK))
-    servers = [start([GUNICORN, "attribution_site.wsgi"], env, ROOT, SERVICE_PORT),
+    servers = [start([GUNICORN, "attribution_site.wsgi"], env, ROOT, SERVICE_PORT, args),
                start([GUNICORN, "baseline_site:application"],
                      dict(env, DJANGO_SETTINGS_MODULE="baseline_site"),
-                     ROOT / "bench" / "baseline", BASELINE_PORT)]
+                     ROOT / "bench" / "baseline", BASELINE_PORT, args)]
     try:
         print(f"== {args.small:,} clicks stored: installs vs baseline", flush=True)
         small = rotation({"baseline": (BASELINE_PORT, "baseline.lua"),
@@ -244,7 +246,8 @@ def main() -> None:
     out = io.StringIO()
     base = statistics.median(r["rps"] for r in large["baseline"])
     out.write(f"\nSummary (median of {args.rounds} rounds, {args.duration}s each, "
-              f"wrk -t2 -c{args.connections}; baseline {base:.0f} req/s)\n")
+              f"wrk -t2 -c{args.connections}, gunicorn gthread -w {args.workers} --threads "
+              f"{args.threads}; baseline {base:.0f} req/s)\n")
     out.write("| endpoint | req/s | ratio to baseline | p99 ms | target |\n|---|---|---|---|---|\n")
     targets = {"clicks": ">= 0.30", "installs": ">= 0.12", "events": ">= 4x baseline req/s "
                "in events/s"}
