@@ -149,3 +149,16 @@ def test_an_event_with_a_nul_character_is_rejected_and_the_rest_stored(sdk, app)
     assert response.status_code == 200
     assert response.json()["data"]["accepted"] == 1
     assert Event.objects.count() == 1
+
+
+def test_an_unsupported_content_type_is_a_validation_error(sdk, app):
+    response = sdk.post("/api/v1/events", data="<events/>", content_type="application/xml")
+    assert response.status_code == 400
+    assert "content_type" in response.json()["error"]["details"]
+
+
+def test_malformed_beacon_json_is_a_validation_error(api, app):
+    response = api.post("/api/v1/events", data="{nope", content_type="text/plain")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {"body": response.json()["error"][
+        "details"]["body"]}
