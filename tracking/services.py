@@ -137,12 +137,18 @@ def install_signals(data: InstallInput, device_id: str | None) -> InstallSignals
 def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
-    if device_id is not None:
-        existing = selectors.install_for_device(app_id=data.app_id, device_id=device_id)
-        if existing is not None:
-            return _repeat_install(existing, now=now)
+    referrer = parse_install_referrer(data.install_referrer)
+    inputs = selectors.attribution_inputs(
+        app_id=data.app_id, device_id=device_id,
+        referrer_click_id=referrer.click_id if referrer else None,
+        ip_prefix=fingerprint.network_key(data.ip), since=now - attribution.WINDOW, until=now)
+    if inputs.existing_install_id is not None:
+        return _repeat_install(Install.objects.get(id=inputs.existing_install_id), now=now)
 
-    verdict = _attribute(data, device_id, now)
+    verdict = attribution.attribute(
+        installed_at=now, signals=install_signals(data, device_id), referrer=referrer,
+        referrer_click=inputs.referrer_click, device_candidates=inputs.device_clicks,
+        fingerprint_candidates=inputs.network_clicks)
     install = Install(
         app_id=data.app_id, device_id=device_id, platform=data.platform,
         sdk_version=_text(data.sdk_version, 64),
@@ -168,30 +174,6 @@ def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
             raise
         return InstallOutcome(install=existing, created=False)
     return InstallOutcome(install=install, created=True)
-
-
-def _attribute(data: InstallInput, device_id: str | None, now: datetime
-               ) -> attribution.Verdict:
-    since = now - attribution.WINDOW
-    referrer = parse_install_referrer(data.install_referrer)
-    referrer_click = (selectors.click_by_id(app_id=data.app_id, click_id=referrer.click_id)
-                      if referrer and referrer.click_id else None)
-    referrer_decides = referrer is not None and (
-        (referrer.click_id is None and referrer.media_source is not None)
-        or (referrer_click is not None and referrer_click.clicked_at >= since))
-    device_candidates = []
-    if device_id is not None and not referrer_decides:
-        device_candidates = selectors.clicks_for_device(
-            app_id=data.app_id, advertising_id=device_id, since=since, until=now)
-    network_candidates = []
-    network = fingerprint.network_key(data.ip)
-    if network and not referrer_decides and not device_candidates:
-        network_candidates = selectors.clicks_for_network(
-            app_id=data.app_id, ip_prefix=network, since=since, until=now)
-    return attribution.attribute(
-        installed_at=now, signals=install_signals(data, device_id), referrer=referrer,
-        referrer_click=referrer_click, device_candidates=device_candidates,
-        fingerprint_candidates=network_candidates)
 
 
 def _install_attributed(install: Install) -> domain_events.InstallAttributed:

@@ -23,6 +23,9 @@ def lookups(app):
         "by_id": selectors.click_by_id(app_id=app.id, click_id=first[0].id),
         "install": selectors.install_for_device(app_id=app.id, device_id="gaid-1"),
         "link": selectors.install_link_for_device(app_id=app.id, device_id="gaid-1"),
+        "combined": selectors.attribution_inputs(
+            app_id=app.id, device_id="gaid-1", referrer_click_id=first[0].id,
+            ip_prefix="81.2.69.0/24", since=since, until=now),
     }
 
 
@@ -38,3 +41,8 @@ def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
     assert [c.media_source for c in native["device"]] == ["net2", "net1", "net0"]
     assert native["network"][0].ip == "81.2.69.12"
     assert native["install"] is not None and native["link"][0] == native["install"].id
+    combined = native["combined"]
+    assert combined.existing_install_id == native["install"].id
+    assert combined.referrer_click == native["by_id"]
+    assert combined.device_clicks == native["device"]
+    assert combined.network_clicks == native["network"]
