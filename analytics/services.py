@@ -17,7 +17,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from analytics.models import AppReportSettings, CampaignCost, CurrencyRate
+from analytics.models import CampaignCost, CurrencyRate
 
 BATCH_ROWS = 1_000
 
@@ -100,7 +100,3 @@ def currency_rates_load(*, rows: Sequence[RateRow]) -> UpsertOutcome:
                 update_conflicts=True, unique_fields=["currency", "day"],
                 update_fields=["units_per_usd", "updated_at"])
     return UpsertOutcome(rows=len(rows), created=created, updated=len(rows) - created)
-
-
-def report_currency_set(*, app_id: uuid.UUID, currency: str) -> None:
-    AppReportSettings.objects.update_or_create(app_id=app_id, defaults={"currency": currency})

@@ -83,7 +83,6 @@ class AnalyticsView(OrganizationScopedView):
         return Response(output(Answer(header=header, report=report)).data)
 
 
-
 class DashboardView(AnalyticsView):
     @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: DashboardOutput, 404: NOT_FOUND})
     def get(self, request):
