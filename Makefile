@@ -34,7 +34,7 @@ beat: install
 	DEBUG=$${DEBUG-1} $(BIN)/celery -A attribution_site beat --loglevel=INFO
 
 test: install
-	SECRET_KEY=$${SECRET_KEY:-test-only-secret-key} $(BIN)/pytest $(PYTEST_ARGS)
+	SECRET_KEY=$${SECRET_KEY:-test-only-secret-key-at-least-32-bytes-long} $(BIN)/pytest $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
