@@ -222,9 +222,6 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Admin forms: a URL typed without a scheme means https (Django 6's default, chosen now).
-FORMS_URLFIELD_ASSUME_HTTPS = True
-
 # --- Internationalization, static -----------------------------------------------------------
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
