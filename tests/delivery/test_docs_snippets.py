@@ -3,8 +3,8 @@ snippet in this process, the Node.js snippet with node."""
 
 import base64
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
