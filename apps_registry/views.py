@@ -23,7 +23,8 @@ DELETED = inline_serializer("Deleted", {"success": serializers.BooleanField()})
 
 
 class AppListView(OrganizationScopedView):
-    @extend_schema(responses={200: inline_serializer("AppList", {"apps": AppOutput(many=True)})})
+    @extend_schema(operation_id="apps_list",
+                   responses={200: inline_serializer("AppList", {"apps": AppOutput(many=True)})})
     def get(self, request):
         apps = selectors.apps_for_organization(organization_id=self.organization_id)
         return Response({"apps": AppOutput(apps, many=True).data})

@@ -6,6 +6,7 @@ management API's snake_case.
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from attribution_site.api.fields import StrictCharField, StrictUUIDField
@@ -18,6 +19,7 @@ def _optional(max_length: int) -> StrictCharField:
                            max_length=max_length)
 
 
+@extend_schema_field({"type": "array", "items": {"type": "object"}})
 class RawJsonField(serializers.Field):
     """Any parsed JSON value, passed through as it is. DRF's JSONField would serialise a
     whole batch of events again just to prove it is JSON, which the parser already did."""

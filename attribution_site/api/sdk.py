@@ -29,7 +29,7 @@ from attribution_site.api.exceptions import (
     translate,
 )
 from attribution_site.api.parsers import PlainTextJSONParser
-from attribution_site.api.throttling import SdkKeyThrottle, fixed_window_hit
+from attribution_site.api.throttling import fixed_window_hit
 
 logger = logging.getLogger(__name__)
 JSON_TYPES = ("application/json", "text/plain")
@@ -47,7 +47,6 @@ class SdkRequest:
 
 class SdkView(APIView):
     authentication_classes = [ApiKeyAuthentication]  # for the schema and non-POST methods
-    throttle_classes = [SdkKeyThrottle]
     parser_classes = [JSONParser, PlainTextJSONParser]
     api_key_in_body = False
 

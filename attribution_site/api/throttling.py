@@ -122,18 +122,3 @@ def _verdict(count: int, limit: int, now: float, period: int) -> int | None:
     if count <= limit:
         return None
     return max(1, period - int(now) % period)
-
-
-class SdkKeyThrottle(BaseThrottle):
-    """Each API key's own `rate_limit`, per second, across every process."""
-
-    def allow_request(self, request, view):
-        client = getattr(request, "user", None)
-        key_id = getattr(client, "key_id", None)
-        if key_id is None:
-            return True
-        self._wait = fixed_window_hit(f"key:{key_id}", limit=client.rate_limit)
-        return self._wait is None
-
-    def wait(self):
-        return self._wait

@@ -146,3 +146,14 @@ def test_openapi_schema_documents_the_envelope(client):
     signup = schema["paths"]["/api/v1/auth/signup"]["post"]["responses"]["201"]
     data_schema = signup["content"]["application/json"]["schema"]
     assert data_schema["properties"]["success"]["enum"] == [True]
+
+
+@pytest.mark.django_db
+def test_openapi_schema_documents_sdk_key_and_dashboard_token_auth(client):
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
+    paths = schema["paths"]
+    assert paths["/api/v1/installs"]["post"]["security"] == [{"apiKeyAuth": []}]
+    assert paths["/api/v1/events"]["post"]["security"] == [{"apiKeyAuth": []}]
+    assert paths["/api/v1/installs"]["get"]["security"] == [{"jwtAuth": []}]
+    assert schema["components"]["securitySchemes"]["apiKeyAuth"]["name"] == "X-API-Key"
+    assert "/api/v1/clicks" in paths
