@@ -11,16 +11,15 @@ the serializers, the envelope, the error codes and the OpenAPI schema stay exact
 
 from __future__ import annotations
 
-import json
 import logging
 
 from django.conf import settings
 from django.http import JsonResponse
 from rest_framework import exceptions as drf
-from rest_framework.parsers import JSONParser
 from rest_framework.views import APIView
 
 from apps_registry.authentication import ApiKeyAuthentication, sdk_client_for_key
+from attribution_site.api import parsers
 from attribution_site.api.exceptions import (
     ErrorCode,
     RateLimited,
@@ -28,7 +27,6 @@ from attribution_site.api.exceptions import (
     error_body,
     translate,
 )
-from attribution_site.api.parsers import PlainTextJSONParser
 from attribution_site.api.throttling import fixed_window_hit
 
 logger = logging.getLogger(__name__)
@@ -47,7 +45,7 @@ class SdkRequest:
 
 class SdkView(APIView):
     authentication_classes = [ApiKeyAuthentication]  # for the schema and non-POST methods
-    parser_classes = [JSONParser, PlainTextJSONParser]
+    parser_classes = [parsers.JSONParser, parsers.PlainTextJSONParser]
     api_key_in_body = False
 
     def dispatch(self, request, *args, **kwargs):
@@ -83,10 +81,7 @@ def _json_body(request):
         return {}
     if content_type.split(";", 1)[0].strip().lower() not in JSON_TYPES:
         raise drf.UnsupportedMediaType(content_type)
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise drf.ParseError(f"JSON parse error - {exc}") from None
+    return parsers.loads(raw)
 
 
 def error_response(exc: Exception, *, view) -> JsonResponse:
