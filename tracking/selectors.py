@@ -1,8 +1,9 @@
 """Reads of tracking data: the waterfall's candidate clicks and the install trail for JWT users.
 
-The lookups on the install hot path use plain SQL on PostgreSQL: an ORM query costs ~0.6 ms of
-Python, the same statement through the cursor ~0.1 ms, and /installs makes three of them. Other
-databases (the SQLite first-run default) take the ORM path; tests check both give the same rows.
+The lookups on the hot paths (`attribution_inputs` for /installs, `install_link_for_device` for
+/events) use plain SQL on PostgreSQL: an ORM query costs ~0.6 ms of Python, the same statement
+through the cursor ~0.1 ms. Other databases (the SQLite first-run default) compose the ORM
+functions below; tests check both give the same rows.
 """
 
 from __future__ import annotations
@@ -31,13 +32,6 @@ def _candidates(rows) -> list[ClickCandidate]:
                            device_model=r[11], accept_language=r[12]) for r in rows]
 
 
-_SELECT_CANDIDATES = (
-    "SELECT id, clicked_at, media_source, campaign_id, adset, ad, advertising_id, host(ip), "
-    "fingerprint, os_family, os_version, device_model, accept_language "
-    f"FROM {Click._meta.db_table} WHERE app_id = %s AND "
-)
-
-
 def _fast() -> bool:
     return connection.vendor == "postgresql"
 
@@ -49,21 +43,13 @@ def _raw(sql: str, params: list) -> list[tuple]:
 
 
 def click_by_id(*, app_id: uuid.UUID, click_id: uuid.UUID) -> ClickCandidate | None:
-    if _fast():
-        rows = _raw(_SELECT_CANDIDATES + "id = %s", [app_id, click_id])
-    else:
-        rows = Click.objects.filter(app_id=app_id, id=click_id).values_list(*CANDIDATE_FIELDS)
+    rows = Click.objects.filter(app_id=app_id, id=click_id).values_list(*CANDIDATE_FIELDS)
     found = _candidates(rows[:1])
     return found[0] if found else None
 
 
 def clicks_for_device(*, app_id: uuid.UUID, advertising_id: str, since: datetime,
                       until: datetime) -> list[ClickCandidate]:
-    if _fast():
-        return _candidates(_raw(
-            _SELECT_CANDIDATES + "advertising_id = %s AND clicked_at >= %s AND clicked_at <= %s"
-            f" ORDER BY clicked_at DESC LIMIT {MAX_DEVICE_CANDIDATES}",
-            [app_id, advertising_id, since, until]))
     rows = (Click.objects.filter(app_id=app_id, advertising_id=advertising_id,
                                  clicked_at__gte=since, clicked_at__lte=until)
             .order_by("-clicked_at").values_list(*CANDIDATE_FIELDS))
@@ -72,11 +58,6 @@ def clicks_for_device(*, app_id: uuid.UUID, advertising_id: str, since: datetime
 
 def clicks_for_network(*, app_id: uuid.UUID, ip_prefix: str, since: datetime,
                        until: datetime) -> list[ClickCandidate]:
-    if _fast():
-        return _candidates(_raw(
-            _SELECT_CANDIDATES + "ip_prefix = %s AND clicked_at >= %s AND clicked_at <= %s"
-            f" ORDER BY clicked_at DESC LIMIT {MAX_NETWORK_CANDIDATES}",
-            [app_id, ip_prefix, since, until]))
     rows = (Click.objects.filter(app_id=app_id, ip_prefix=ip_prefix, clicked_at__gte=since,
                                  clicked_at__lte=until)
             .order_by("-clicked_at").values_list(*CANDIDATE_FIELDS))
@@ -148,10 +129,6 @@ def attribution_inputs(*, app_id: uuid.UUID, device_id: str | None,
 
 
 def install_for_device(*, app_id: uuid.UUID, device_id: str) -> Install | None:
-    if _fast():  # almost always absent: answer that with one cheap statement
-        rows = _raw(f"SELECT id FROM {Install._meta.db_table} WHERE app_id = %s AND "
-                    "device_id = %s", [app_id, device_id])
-        return Install.objects.get(id=rows[0][0]) if rows else None
     return Install.objects.filter(app_id=app_id, device_id=device_id).first()
 
 

@@ -33,7 +33,7 @@ class RawJsonField(serializers.Field):
 
 class InstallInput(serializers.Serializer):
     app_id = StrictUUIDField()
-    device_id = _optional(128)
+    device_id = _optional(64)  # the column's width: longer is a 400, not a database error
     platform = serializers.ChoiceField(choices=PLATFORMS, error_messages={
         "invalid_choice": "Must be one of ios, android, web."})
     install_referrer = _optional(4096)
@@ -47,7 +47,7 @@ class InstallInput(serializers.Serializer):
 
 class EventBatchInput(serializers.Serializer):
     app_id = StrictUUIDField()
-    device_id = _optional(128)
+    device_id = _optional(64)  # the column's width: longer is a 400, not a database error
     sdk_version = StrictCharField(max_length=64)
     events = RawJsonField(help_text="Array of In-app event objects: event_name, "
                                    "properties (object), timestamp (Unix ms), session_id "

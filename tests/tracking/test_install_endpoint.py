@@ -268,3 +268,16 @@ def test_iphone_click_matches_ios_install_by_fingerprint(api, sdk_key, owner):
         REMOTE_ADDR=PUBLIC_IP)
     data = response.json()["data"]
     assert (data["matchType"], data["mediaSource"]) == ("fingerprint", "snap")
+
+
+@pytest.mark.parametrize("path,extra", [
+    ("/api/v1/installs", {"platform": "ios"}),
+    ("/api/v1/events", {"events": [{"event_name": "x", "properties": {},
+                                    "timestamp": 1_795_000_000_000,
+                                    "session_id": "6f1c4f5e-2d4b-4b7a-9a8f-0c1e2d3f4a5b"}]}),
+])
+def test_a_device_id_longer_than_64_characters_is_a_validation_error(sdk, app, path, extra):
+    response = sdk.post(path, {"app_id": str(app.id), "sdk_version": "1", "device_id": "d" * 65,
+                               **extra}, format="json")
+    assert response.status_code == 400
+    assert "device_id" in response.json()["error"]["details"]
