@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "attribution_site.api.middleware.ApiErrorEnvelopeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "attribution_site.api.hot_paths.HotPathMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -60,6 +61,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# URL name -> (methods, check ALLOWED_HOSTS) served by HotPathMiddleware without the rest of
+# the stack. The click redirector never checks the host: it answers 302 whatever comes in.
+HOT_PATHS = {
+    "clicks": (("GET", "HEAD"), False),
+    "installs": (("POST",), True),
+    "events": (("POST",), True),
+}
 
 ROOT_URLCONF = "attribution_site.urls"
 WSGI_APPLICATION = "attribution_site.wsgi.application"
@@ -86,6 +95,9 @@ try:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+# The SDK hot paths prepare their statements (attribution_site/prepared.py); turn it off behind
+# a pooler that cannot keep prepared statements.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", True)
 # No CONN_HEALTH_CHECKS: it costs a SELECT 1 round trip at the start of every request, a
 # third of a click's database time. After a database restart each stale connection fails one
 # request instead (see docs/decisions.md).

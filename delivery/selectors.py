@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import CharField, QuerySet, Value
 
+from attribution_site import prepared
 from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
 
 
@@ -53,9 +54,8 @@ _TARGETS_SQL = (
 
 
 def _delivery_targets_sql(app_ids: list[uuid.UUID]) -> list[Target]:
-    with connection.cursor() as cursor:
-        cursor.execute(_TARGETS_SQL, [Kind.POSTBACK.value, app_ids, Kind.WEBHOOK.value, app_ids])
-        rows = cursor.fetchall()
+    rows = prepared.fetch(_TARGETS_SQL, [Kind.POSTBACK.value, app_ids, Kind.WEBHOOK.value,
+                                         app_ids])
     return [Target(kind, config_id, app_id, source,
                    tuple(json.loads(events) if isinstance(events, str) else events or ()))
             for kind, config_id, app_id, source, events in rows]

@@ -14,10 +14,15 @@ import uuid
 from django.db import models
 from django.utils.timezone import now
 
+from attribution_site.ids import uuid7
+
 
 class ClickFields(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    # No single-column app index on the hot tables: every composite index starts with the app,
+    # and each extra index is one more write per row on the SDK hot paths.
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
+                            db_index=False)
     campaign_id = models.CharField(max_length=255, blank=True, default="")
     media_source = models.CharField(max_length=255, blank=True, default="")
     adset = models.CharField(max_length=255, blank=True, default="")
@@ -64,8 +69,9 @@ class MatchType(models.TextChoices):
 
 
 class Install(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
+                            db_index=False)
     device_id = models.CharField(max_length=64, null=True, blank=True)
     platform = models.CharField(max_length=16)
     sdk_version = models.CharField(max_length=64)
@@ -127,9 +133,10 @@ class Reengagement(models.Model):
 
 class Event(models.Model):
     id = models.BigAutoField(primary_key=True)
-    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
+                            db_index=False)
     install = models.ForeignKey(Install, null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="events")
+                                related_name="events", db_index=False)
     device_id = models.CharField(max_length=64, null=True, blank=True)
     event_id = models.CharField(max_length=128, null=True, blank=True)
     event_name = models.CharField(max_length=128)

@@ -1,9 +1,10 @@
 """Reads of tracking data: the waterfall's candidate clicks and the install trail for JWT users.
 
 The lookups on the hot paths (`attribution_inputs` for /installs, `install_link_for_device` for
-/events) use plain SQL on PostgreSQL: an ORM query costs ~0.6 ms of Python, the same statement
-through the cursor ~0.1 ms. Other databases (the SQLite first-run default) compose the ORM
-functions below; tests check both give the same rows.
+/events) use plain, prepared SQL on PostgreSQL: an ORM query costs ~0.6 ms of Python, the same
+statement through the cursor ~0.1 ms, and preparing it saves the server its planning. Other
+databases (the SQLite first-run default) compose the ORM functions below; tests check both
+give the same rows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import QuerySet
 
+from attribution_site import prepared
 from tracking.models import Click, Install, Reengagement
 from tracking.signals import ClickCandidate
 
@@ -37,9 +39,7 @@ def _fast() -> bool:
 
 
 def _raw(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+    return prepared.fetch(sql, params)
 
 
 def click_by_id(*, app_id: uuid.UUID, click_id: uuid.UUID) -> ClickCandidate | None:

@@ -13,7 +13,8 @@ from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
 
-from attribution_site import domain_events
+from attribution_site import domain_events, prepared
+from attribution_site.ids import uuid7
 from tracking import attribution, fingerprint, selectors
 from tracking.event_batch import CleanEvent
 from tracking.models import Click, ClickArchive, Event, Install, Reengagement
@@ -66,7 +67,7 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
         advertising_id = None
     user_agent = _text(click.user_agent, 1024)
     values = {
-        "id": uuid.uuid4(),
+        "id": uuid7(),
         "app_id": click.app_id,
         "campaign_id": _text(click.campaign_id, 255),
         "media_source": _text(click.media_source, 255),
@@ -83,9 +84,8 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
         "fingerprint": fingerprint.click_fingerprint(click.ip or "", user_agent),
         "clicked_at": click.clicked_at,
     }
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:  # one statement writes both stores atomically
-            cursor.execute(_CLICK_INSERT, [values[c] for c in _CLICK_COLUMNS])
+    if connection.vendor == "postgresql":  # one statement writes both stores atomically
+        prepared.execute(_CLICK_INSERT, [values[c] for c in _CLICK_COLUMNS])
     else:
         with transaction.atomic():
             Click.objects.create(**values)
@@ -301,8 +301,7 @@ def _insert(instance) -> None:
     values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in fields]
     sql = (f"INSERT INTO {model._meta.db_table} ({', '.join(f.column for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))})")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
+    prepared.execute(sql, values)
 
 
 def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]

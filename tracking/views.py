@@ -33,6 +33,7 @@ from tracking.serializers import (
     InstallInput,
     InstallOutput,
     attribution_result,
+    install_input,
 )
 from tracking.useragent import device_info
 
@@ -108,9 +109,7 @@ class InstallsView(OrganizationScopedView, SdkView):
     @extend_schema(request=InstallInput, responses={201: AttributionResult,
                                                     200: AttributionResult})
     def post(self, request):
-        payload = InstallInput(data=json_object(request.data))
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
+        data = install_input(json_object(request.data))
         require_app(request.user, data["app_id"])
         outcome = services.install_record(
             data=services.InstallInput(

@@ -46,3 +46,13 @@ def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
     assert combined.referrer_click == native["by_id"]
     assert combined.device_clicks == native["device"]
     assert combined.network_clicks == native["network"]
+
+
+def test_prepared_and_plain_statements_agree(api, sdk, app, settings):
+    for n in range(3):
+        click_through(api, app, pid=f"net{n}", advertising_id="gaid-1",
+                      ip=f"81.2.69.{n + 10}")
+    sdk.post("/api/v1/installs", install_body(app, device_id="gaid-1"), format="json")
+    prepared = lookups(app)
+    settings.DATABASE_PREPARED_STATEMENTS = False
+    assert lookups(app) == prepared

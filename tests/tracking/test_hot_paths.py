@@ -1,0 +1,57 @@
+"""The SDK hot paths skip most middleware (docs/decisions.md) and answer as before."""
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, connection
+from django.test.utils import CaptureQueriesContext
+
+from attribution_site import prepared
+from tests.tracking.conftest import click_through, install_body
+
+pytestmark = pytest.mark.django_db
+
+
+def test_hot_paths_answer_without_session_or_csrf_machinery(api, sdk, app):
+    click = click_through(api, app, pid="net")
+    install = sdk.post("/api/v1/installs", install_body(app, device_id="d-1"), format="json")
+    assert click.status_code == 302
+    assert install.status_code == 201
+    for response in (click, install):
+        assert "Set-Cookie" not in response  # no session or CSRF cookie
+        assert response["X-Content-Type-Options"] == "nosniff"  # security middleware still runs
+    assert not hasattr(install.wsgi_request, "user")  # authentication middleware skipped
+
+
+def test_sdk_hot_paths_still_check_allowed_hosts(sdk, app):
+    response = sdk.post("/api/v1/installs", install_body(app), format="json",
+                        HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert response.json()["success"] is False
+
+
+def test_the_click_redirector_answers_302_whatever_the_host(api, app):
+    response = api.get("/api/v1/clicks", {"app_id": str(app.id)}, HTTP_HOST="evil.example")
+    assert response.status_code == 302
+
+
+def test_other_methods_on_hot_urls_take_the_normal_stack(api, owner_api, app):
+    assert owner_api.get("/api/v1/installs", {"app_id": str(app.id)}).status_code == 200
+    assert api.get("/api/v1/installs", {"app_id": str(app.id)}).status_code == 401
+    response = api.delete("/api/v1/clicks")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+@pytest.mark.postgres
+def test_prepared_statements_raise_djangos_errors_and_are_captured(app):
+    sql = ("INSERT INTO tracking_install (id, app_id, device_id, platform, sdk_version, "
+           "install_referrer, screen_resolution, timezone, language, os_version, device_model, "
+           "user_agent, installed_at, match_type, confidence, is_organic, decision) VALUES "
+           "(%s, %s, 'dup', 'ios', '1', '', '', '', '', '', '', '', now(), 'organic', 0, true, "
+           "'{}')")
+    with CaptureQueriesContext(connection) as queries:
+        prepared.execute(sql, [uuid.uuid4(), app.id])
+    assert len(queries) == 1
+    with pytest.raises(IntegrityError):
+        prepared.execute(sql, [uuid.uuid4(), app.id])
