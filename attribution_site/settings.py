@@ -98,6 +98,16 @@ except ValueError as exc:
 # The SDK hot paths prepare their statements (attribution_site/prepared.py); turn it off behind
 # a pooler that cannot keep prepared statements.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", True)
+if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        # Django turns psycopg's preparing off (threshold None), which also refuses an explicit
+        # prepare. Django's own cursors bind client-side and never prepare, so a threshold no
+        # statement reaches leaves only the hot paths' explicit prepares.
+        "prepare_threshold": 2**31 - 1,
+        # Prepared statements use one generic plan instead of planning each call; statements
+        # sent with their values inlined (all of Django's) are planned as before.
+        "options": "-c plan_cache_mode=force_generic_plan",
+    })
 # No CONN_HEALTH_CHECKS: it costs a SELECT 1 round trip at the start of every request, a
 # third of a click's database time. After a database restart each stale connection fails one
 # request instead (see docs/decisions.md).

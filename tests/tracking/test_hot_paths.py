@@ -55,3 +55,16 @@ def test_prepared_statements_raise_djangos_errors_and_are_captured(app):
     assert len(queries) == 1
     with pytest.raises(IntegrityError):
         prepared.execute(sql, [uuid.uuid4(), app.id])
+
+
+@pytest.mark.postgres
+def test_the_install_path_prepares_its_statements_once_per_connection(sdk, app):
+    for n in range(3):
+        response = sdk.post("/api/v1/installs", install_body(app, device_id=f"d-{n}"),
+                            format="json")
+        assert response.status_code == 201
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        statements = [row[0] for row in cursor.fetchall()]
+    assert any("tracking_install" in s and "UNION ALL" in s for s in statements)
+    assert len(statements) == len(set(statements))  # prepared once, reused
