@@ -19,10 +19,11 @@ from attribution_site.ids import uuid7
 
 class ClickFields(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
-    # No single-column app index on the hot tables: every composite index starts with the app,
-    # and each extra index is one more write per row on the SDK hot paths.
+    # The hot tables' app references are kept by the application, not by the database, and
+    # have no single-column index (docs/decisions.md, "Hot tables without database foreign
+    # keys"): every composite index starts with the app.
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
-                            db_index=False)
+                            db_index=False, db_constraint=False)
     campaign_id = models.CharField(max_length=255, blank=True, default="")
     media_source = models.CharField(max_length=255, blank=True, default="")
     adset = models.CharField(max_length=255, blank=True, default="")
@@ -71,7 +72,7 @@ class MatchType(models.TextChoices):
 class Install(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
-                            db_index=False)
+                            db_index=False, db_constraint=False)
     device_id = models.CharField(max_length=64, null=True, blank=True)
     platform = models.CharField(max_length=16)
     sdk_version = models.CharField(max_length=64)
@@ -134,9 +135,9 @@ class Reengagement(models.Model):
 class Event(models.Model):
     id = models.BigAutoField(primary_key=True)
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
-                            db_index=False)
+                            db_index=False, db_constraint=False)
     install = models.ForeignKey(Install, null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="events", db_index=False)
+                                related_name="events", db_index=False, db_constraint=False)
     device_id = models.CharField(max_length=64, null=True, blank=True)
     event_id = models.CharField(max_length=128, null=True, blank=True)
     event_name = models.CharField(max_length=128)

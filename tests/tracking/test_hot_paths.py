@@ -68,3 +68,21 @@ def test_the_install_path_prepares_its_statements_once_per_connection(sdk, app):
         statements = [row[0] for row in cursor.fetchall()]
     assert any("tracking_install" in s and "UNION ALL" in s for s in statements)
     assert len(statements) == len(set(statements))  # prepared once, reused
+
+
+def test_deleting_an_app_removes_its_tracking_rows_without_database_foreign_keys(
+        api, sdk, owner_api, app):
+    from tracking.models import Click, ClickArchive, Event, Install
+
+    click_through(api, app, pid="net", advertising_id="gaid-9")
+    sdk.post("/api/v1/installs", install_body(app, device_id="gaid-9"), format="json")
+    sdk.post("/api/v1/events", {"app_id": str(app.id), "device_id": "gaid-9",
+                                "sdk_version": "2.4.0", "events": [{
+                                    "event_name": "open", "properties": {},
+                                    "timestamp": 1_700_000_000_000,
+                                    "session_id": str(uuid.uuid4())}]}, format="json")
+    counts = [m.objects.filter(app=app).count() for m in (Click, ClickArchive, Install, Event)]
+    assert counts == [1, 1, 1, 1]
+    assert owner_api.delete(f"/api/v1/apps/{app.id}").status_code == 200
+    assert [m.objects.filter(app_id=app.id).count()
+            for m in (Click, ClickArchive, Install, Event)] == [0, 0, 0, 0]
