@@ -5,9 +5,9 @@ The browser that clicked and the SDK that installs send different User-Agents, s
 equality almost never matches. Instead the signals both sides carry are compared and scored
 (weights below, explained in docs/attribution.md). The IP is required: without the same address
 or /24 network nothing else is specific enough. Private, loopback and carrier-grade NAT
-addresses never score, since thousands of devices share them. The score decays with the click's
-age so that even a perfect match falls below the 60 threshold within about 24 hours, and it is
-lowered when other devices on the same network score alike.
+addresses never score, since thousands of devices share them. After a first hour the score
+decays with the click's age so that even a perfect match falls below the 60 threshold within a
+day, and it is lowered when other devices on the same network score alike.
 """
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ EXTRA_MATCH, EXTRA_MISMATCH = 5, -5  # timezone, screen: only when both sides kn
 
 MAX_CONFIDENCE = 80.0
 THRESHOLD = 60.0
-DECAY_PER_DAY = 0.30  # a perfect 80 is 56 after 24 hours
+# Decay: none in the first hour (addresses and devices do not change that fast), then linear so
+# that a perfect 80 reaches the threshold at 23 hours and no fingerprint match survives a day.
+FRESH_HOURS = 1.0
+STALE_HOURS = 23.0
 AMBIGUITY_MARGIN = 10.0
 AMBIGUITY_PENALTY = 10.0
 MAX_RIVALS = 2  # three or more other devices scoring alike: refuse the match
@@ -125,9 +128,16 @@ def score(click: ClickCandidate, install: InstallSignals, *, age: timedelta) -> 
             factors["language"] = LANGUAGE_MISMATCH
 
     raw = sum(factors.values())
+    return Score(round(min(float(raw), MAX_CONFIDENCE) * decay(age), 2), raw, factors)
+
+
+def decay(age: timedelta) -> float:
+    """The share of a score left after `age`: 1 for an hour, then down to 60/80 at 23 hours."""
     hours = max(age.total_seconds(), 0) / 3600
-    decay = max(0.0, 1 - DECAY_PER_DAY * hours / 24)
-    return Score(round(min(float(raw), MAX_CONFIDENCE) * decay, 2), raw, factors)
+    if hours <= FRESH_HOURS:
+        return 1.0
+    per_hour = (1 - THRESHOLD / MAX_CONFIDENCE) / (STALE_HOURS - FRESH_HOURS)
+    return max(0.0, 1 - per_hour * (hours - FRESH_HOURS))
 
 
 def _model_points(click_model: str, install_model: str) -> int:

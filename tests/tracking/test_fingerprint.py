@@ -88,6 +88,21 @@ def test_confidence_decays_below_the_threshold_within_a_day():
     assert day_old < fingerprint.THRESHOLD
 
 
+def test_no_decay_in_the_first_hour_then_a_perfect_match_reaches_60_at_23_hours():
+    assert fingerprint.decay(timedelta(minutes=59)) == 1.0
+    assert fingerprint.decay(timedelta(hours=23)) == pytest.approx(
+        fingerprint.THRESHOLD / fingerprint.MAX_CONFIDENCE)
+    assert fingerprint.decay(timedelta(hours=12)) > fingerprint.decay(timedelta(hours=13))
+    assert fingerprint.decay(timedelta(days=6)) == 0.0
+
+
+def test_a_fresh_exact_address_os_and_language_match_qualifies_only_while_fresh():
+    bare = click(os_version="", device_model="")  # Chrome's reduced User-Agent tells no more
+    minutes_old = fingerprint.score(bare, INSTALL, age=timedelta(minutes=20))
+    assert minutes_old.raw == 60 and minutes_old.confidence == fingerprint.THRESHOLD
+    assert fingerprint.score(bare, INSTALL, age=timedelta(hours=2)).confidence < 60
+
+
 def test_other_devices_scoring_alike_on_one_network_lower_the_score():
     mine = click(fingerprint="browser-mine")
     alone = fingerprint.rank([mine], INSTALL, installed_at=NOW)
