@@ -29,11 +29,15 @@ def lookups(app):
     }
 
 
-def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
+def three_clicks_and_an_install(api, sdk, app):
     for n in range(3):
         click_through(api, app, pid=f"net{n}", advertising_id="gaid-1",
                       ip=f"81.2.69.{n + 10}")
     sdk.post("/api/v1/installs", install_body(app, device_id="gaid-1"), format="json")
+
+
+def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
+    three_clicks_and_an_install(api, sdk, app)
     native = lookups(app)
     monkeypatch.setattr(selectors, "_fast", lambda: False)
     orm = lookups(app)
@@ -49,10 +53,7 @@ def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
 
 
 def test_prepared_and_plain_statements_agree(api, sdk, app, settings):
-    for n in range(3):
-        click_through(api, app, pid=f"net{n}", advertising_id="gaid-1",
-                      ip=f"81.2.69.{n + 10}")
-    sdk.post("/api/v1/installs", install_body(app, device_id="gaid-1"), format="json")
+    three_clicks_and_an_install(api, sdk, app)
     prepared = lookups(app)
     settings.DATABASE_PREPARED_STATEMENTS = False
     assert lookups(app) == prepared
