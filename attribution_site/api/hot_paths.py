@@ -18,7 +18,7 @@ from django.urls import resolve, reverse
 class HotPathMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
-        self._routes = None  # resolved on first use: the URLconf may import middleware users
+        self._routes = None  # on the first request: URLs cannot be resolved while Django starts
 
     def __call__(self, request):
         if self._routes is None:
