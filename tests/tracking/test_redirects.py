@@ -45,6 +45,19 @@ def test_play_store_targets_carry_the_click_in_the_referrer():
                                               "c": ["c"]}
 
 
+@pytest.mark.parametrize(("url", "expected"), [
+    ("https://play.google.com/store/apps/details",
+     "https://play.google.com/store/apps/details?referrer={r}"),
+    ("https://play.google.com/store/apps/details?id=a%20b&hl=en#top",
+     "https://play.google.com/store/apps/details?id=a+b&hl=en&referrer={r}#top"),
+])
+def test_the_referrer_goes_last_in_the_query_before_any_fragment(url, expected):
+    click_id = uuid.UUID("01a20225-504b-7fb6-a89f-8dc4963520d3")
+    referrer = "click_id%3D01a20225-504b-7fb6-a89f-8dc4963520d3%26pid%3Dfb%26c%3Dc"
+    assert with_play_referrer(url, click_id=click_id, media_source="fb",
+                              campaign_id="c") == expected.format(r=referrer)
+
+
 def test_other_targets_are_left_alone():
     assert with_play_referrer("https://apps.apple.com/app/id1", click_id=uuid.uuid4(),
                               media_source="", campaign_id="") == "https://apps.apple.com/app/id1"
