@@ -23,7 +23,7 @@ class HotPathMiddleware:
     def __call__(self, request):
         if self._routes is None:
             self._routes = _routes()
-        route = self._routes.get((request.path_info, request.method))
+        route = self._routes.get((request.path, request.method))  # reverse() adds SCRIPT_NAME
         if route is None:
             return self.get_response(request)
         view, check_host = route

@@ -14,6 +14,17 @@ PUBLIC_IP = "81.2.69.142"
 
 
 @pytest.fixture
+def one_rate_window(monkeypatch):
+    """Keep the per-second rate-limit window still, so a test's requests never straddle two
+    windows however slowly the machine runs them."""
+    from types import SimpleNamespace
+
+    from attribution_site.api import throttling
+
+    monkeypatch.setattr(throttling, "time", SimpleNamespace(time=lambda: 1_800_000_000.5))
+
+
+@pytest.fixture
 def sdk(sdk_key):
     client = APIClient()
     client.credentials(HTTP_X_API_KEY=sdk_key)

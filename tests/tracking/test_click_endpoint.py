@@ -113,7 +113,8 @@ def test_forwarded_for_is_ignored_without_trusted_proxies(api, app):
     assert Click.objects.get().ip == "81.2.69.11"
 
 
-def test_rate_limited_clicks_still_redirect_but_are_not_recorded(api, app, settings):
+def test_rate_limited_clicks_still_redirect_but_are_not_recorded(api, app, settings,
+                                                                 one_rate_window):
     settings.CLICK_RATE_LIMIT_PER_APP = 2
     statuses = [click_through(api, app).status_code for _ in range(4)]
     assert statuses == [302] * 4

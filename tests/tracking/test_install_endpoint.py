@@ -237,7 +237,7 @@ def test_a_read_only_key_is_forbidden(api, app):
     assert api.post("/api/v1/installs", install_body(app), format="json").status_code == 403
 
 
-def test_the_keys_rate_limit_is_enforced(api, app):
+def test_the_keys_rate_limit_is_enforced(api, app, one_rate_window):
     api.credentials(HTTP_X_API_KEY=issue_key(app, rate_limit=2))
     statuses = [api.post("/api/v1/installs", install_body(app, device_id=f"d{n}"),
                          format="json").status_code for n in range(3)]
