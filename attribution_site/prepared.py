@@ -39,7 +39,10 @@ def cursor():
 
 
 class _Prepared:
-    """The two calls the hot paths make, each statement prepared on first use."""
+    """The two calls the hot paths make, each statement prepared on first use.
+
+    Not Django's CursorWrapper: its debug variant reads the executed text back from psycopg,
+    which keeps none for server-bound statements, so captured queries would read `None`."""
 
     def __init__(self, raw):
         self._raw = raw

@@ -1,11 +1,12 @@
 """Shared fixtures. Tests run on whatever DATABASE_URL/REDIS_URL name (PostgreSQL and Redis in
-CI); a test marked `redis` or `worker` is skipped without Redis, and with REQUIRE_SERVICES=1
-such a skip is an error instead.
+CI); a test marked `redis` or `worker` is skipped without Redis (`postgres` without PostgreSQL,
+`node` without Node.js), and with REQUIRE_SERVICES=1 such a skip is an error instead.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 from django.conf import settings
@@ -32,6 +33,8 @@ def pytest_collection_modifyitems(config, items):
         missing.append(("worker", "needs Redis and a Celery worker: set REDIS_URL"))
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         missing.append(("postgres", "needs PostgreSQL: set DATABASE_URL=postgres://..."))
+    if shutil.which("node") is None:
+        missing.append(("node", "needs Node.js: install node"))
     for item in items:
         for marker, reason in missing:
             if marker in item.keywords:
