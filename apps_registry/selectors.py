@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 
 from apps_registry.models import ApiKey, App
+from attribution_site.local_cache import LocalCache
 
 KEY_CACHE_SECONDS = 300
 
@@ -102,8 +103,23 @@ def key_cache_name(key_id: str) -> str:
     return f"apikey:{key_id}"
 
 
+# Each process keeps the keys it has seen for a few seconds; a revocation drops them in every
+# process at once (`api_key_forget`, attribution_site/local_cache.py).
+_local_keys = LocalCache("api-keys", ttl=30.0)
+
+
 def api_key_record(*, key_id: str) -> KeyRecord | None:
-    """The key by id, through the shared cache; revocation deletes the cached copy."""
+    """The key by id, from this process's copy, else the shared cache, else the database."""
+    return _local_keys.get(key_id, lambda: _api_key_record_shared(key_id))
+
+
+def api_key_forget(*, key_id: str) -> None:
+    """Drop every process's copy of the key (after its revocation or deletion commits)."""
+    _local_keys.invalidate(key_id)
+
+
+def _api_key_record_shared(key_id: str) -> KeyRecord | None:
+    """Through the shared cache; revocation overwrites the cached copy."""
     name = key_cache_name(key_id)
     try:
         record = cache.get(name)

@@ -108,6 +108,8 @@ def _forget_keys(key_ids: list[str]) -> None:
                           selectors.KEY_CACHE_SECONDS)
         except Exception:  # noqa: BLE001
             logger.error("could not mark key %s revoked in the cache", key_id, exc_info=True)
+        # Only now: a process that drops its copy must find the revoked one when it reads again.
+        selectors.api_key_forget(key_id=key_id)
 
 
 def api_key_touch(*, key_id: str) -> None:

@@ -1,11 +1,12 @@
 """In-process domain events: how tracking tells other apps what happened, in plain values.
 
 `publish` runs each subscriber in two phases:
-- `in_transaction` subscribers run at once, inside the transaction that recorded the fact, so
-  they can write their own rows atomically with it (delivery creates its delivery rows here;
-  if the install rolls back, so do they);
-- `after_commit` subscribers run once that transaction has committed (observers, metrics,
-  anything that leaves the process). Outside a transaction they run at once.
+- `in_transaction` subscribers run at once and add the rows that follow from the fact to the
+  write batch that records it (attribution_site/write_batch.py), so those rows commit or roll
+  back with it (delivery creates its delivery rows here); they schedule their own side effects
+  with the batch's `after_commit`;
+- `after_commit` subscribers run once the fact has committed (observers, metrics, anything
+  that leaves the process).
 Subscribers register in their AppConfig.ready(). See docs/decisions.md.
 """
 
@@ -17,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.db import transaction
+from attribution_site.write_batch import WriteBatch
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +62,9 @@ class InstallReengaged:
     original_media_source: str | None = None
 
 
-@dataclass(frozen=True)
-class EventTracked:
-    """One in-app event accepted from an SDK batch."""
+class EventTracked(NamedTuple):
+    """One in-app event accepted from an SDK batch. A NamedTuple, not a frozen dataclass like
+    the others: a batch publishes up to 500 of them, and it builds ten times faster."""
 
     app_id: uuid.UUID
     event_id: int
@@ -79,7 +80,7 @@ class EventTracked:
 
 
 DomainEvent = InstallAttributed | InstallReengaged | EventTracked
-Handler = Callable[[Sequence[Any]], None]
+Handler = Callable[..., None]  # in_transaction: (events, batch); after_commit: (events)
 
 
 @dataclass
@@ -92,7 +93,8 @@ _registry = _Registry()
 
 
 def subscribe(event_type: type, handler: Handler, *, phase: str = "after_commit") -> None:
-    """Register `handler(events)`; it receives a list of events of one type per publication."""
+    """Register a handler; it receives a list of events of one type per publication, and an
+    `in_transaction` handler also the WriteBatch to add its rows to."""
     table = getattr(_registry, phase)
     handlers = table.setdefault(event_type, [])
     if handler not in handlers:
@@ -105,15 +107,23 @@ def unsubscribe(event_type: type, handler: Handler) -> None:
             table[event_type].remove(handler)
 
 
-def publish(events: Sequence[DomainEvent]) -> None:
-    """Hand events (all of one type) to subscribers; call inside the recording transaction."""
+def publish(events: Sequence[DomainEvent], *, batch: WriteBatch | None = None) -> None:
+    """Hand events (all of one type) to subscribers.
+
+    With `batch` (the one that writes the fact itself), subscribers add their rows to it and
+    the caller executes it. Without, call this inside the transaction that recorded the fact:
+    the subscribers' rows are written at once, in that transaction."""
     if not events:
         return
+    own_batch = batch is None
+    batch = WriteBatch() if own_batch else batch
     event_type = type(events[0])
     for handler in list(_registry.in_transaction.get(event_type, [])):
-        handler(events)  # errors propagate: the fact and its consequences commit together
+        handler(events, batch)  # errors propagate: the fact and its consequences go together
     for handler in list(_registry.after_commit.get(event_type, [])):
-        transaction.on_commit(lambda h=handler: _safely(h, events))
+        batch.after_commit(lambda h=handler: _safely(h, events))
+    if own_batch:
+        batch.execute()
 
 
 def _safely(handler: Handler, events: Sequence[DomainEvent]) -> None:

@@ -189,6 +189,9 @@ RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", True)
 # --- Tracking -------------------------------------------------------------------------------
 SDK_MAX_BODY_BYTES = env.int("SDK_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 CLICK_RATE_LIMIT_PER_APP = env.int("CLICK_RATE_LIMIT_PER_APP", 100_000, minimum=1)
+# Clicks commit without waiting for the WAL flush (docs/decisions.md, "Clicks commit
+# asynchronously"); installs, events and deliveries always wait for it.
+CLICK_ASYNC_COMMIT = env.bool("CLICK_ASYNC_COMMIT", True)
 DEFAULT_STORE_URLS = {
     "ios": env.str("DEFAULT_IOS_STORE_URL", "https://apps.apple.com/"),
     "android": env.str("DEFAULT_ANDROID_STORE_URL", "https://play.google.com/store/apps"),

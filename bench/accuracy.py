@@ -173,7 +173,7 @@ def sdk_user_agent(device: Device) -> str:
 
 def main() -> None:
     args = parse_args()
-    env = hotpaths.service_env(argparse.Namespace(database=args.database, redis=args.redis))
+    env = hotpaths.service_env(args, args.database, args.redis)
     os.environ.update(env)
     import django
 

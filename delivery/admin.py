@@ -6,12 +6,30 @@ is never shown; response bodies are shown escaped, as text.
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
-from delivery import services
+from delivery import selectors, services
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig, State, Webhook
 
 
+class ConfigurationAdmin(admin.ModelAdmin):
+    """Changes made here reach every process's cached delivery targets, as the API's do."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        selectors.delivery_targets_changed(app_id=obj.app_id)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        selectors.delivery_targets_changed(app_id=obj.app_id)
+
+    def delete_queryset(self, request, queryset):
+        app_ids = set(queryset.values_list("app_id", flat=True))
+        super().delete_queryset(request, queryset)
+        for app_id in app_ids:
+            selectors.delivery_targets_changed(app_id=app_id)
+
+
 @admin.register(PostbackConfig)
-class PostbackConfigAdmin(admin.ModelAdmin):
+class PostbackConfigAdmin(ConfigurationAdmin):
     list_display = ("media_source", "app", "http_method", "events", "active", "created_at")
     list_filter = ("active", "http_method")
     search_fields = ("media_source", "app__name", "id")
@@ -27,7 +45,7 @@ class PostbackConfigAdmin(admin.ModelAdmin):
 
 
 @admin.register(Webhook)
-class WebhookAdmin(admin.ModelAdmin):
+class WebhookAdmin(ConfigurationAdmin):
     list_display = ("url", "app", "events", "active", "created_at")
     list_filter = ("active",)
     search_fields = ("url", "app__name", "id")

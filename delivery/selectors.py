@@ -1,5 +1,5 @@
 """Reads of delivery configurations and logs (spec: Postback endpoints, Webhook endpoints),
-and the one query the SDK hot path makes to learn where a fact must be delivered.
+and where a fact must be delivered, which the SDK hot path asks on every install and batch.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import CharField, QuerySet, Value
 
 from attribution_site import prepared
+from attribution_site.local_cache import LocalCache
 from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
 
 
@@ -27,13 +28,29 @@ class Target:
     events: tuple[str, ...]
 
 
+# Every install and event batch asks; configurations change a few times in an app's life.
+# Changes go through `delivery_targets_changed` (services and admin), which drops the copy in
+# every process (attribution_site/local_cache.py).
+_targets_cache = LocalCache("delivery-targets", ttl=30.0)
+
+
 def delivery_targets(*, app_ids: Iterable[uuid.UUID]) -> list[Target]:
-    """Active postbacks and webhooks of the apps, in ONE indexed query (a UNION ALL), because
-    it runs inside every install and event batch: an app with nothing configured costs one
-    round trip and nothing else."""
-    app_ids = list(app_ids)
+    """Active postbacks and webhooks of the apps, from this process's cache when it has them."""
+    return [target for app_id in set(app_ids)
+            for target in _targets_cache.get(app_id, lambda a=app_id: _targets_uncached([a]))]
+
+
+def delivery_targets_changed(*, app_id: uuid.UUID) -> None:
+    """An app's configurations changed: every process reads them again. Called at once and
+    again after the change commits, so no process keeps a copy from before it."""
+    _targets_cache.invalidate(app_id)
+    transaction.on_commit(lambda: _targets_cache.invalidate(app_id))
+
+
+def _targets_uncached(app_ids: list[uuid.UUID]) -> tuple[Target, ...]:
+    """ONE indexed query (a UNION ALL) for the apps' active configurations."""
     if connection.vendor == "postgresql":  # the ORM's union costs ~0.6 ms of Python per call
-        return _delivery_targets_sql(app_ids)
+        return tuple(_delivery_targets_sql(app_ids))
     postbacks = PostbackConfig.objects.filter(app_id__in=app_ids, active=True).annotate(
         kind=Value(Kind.POSTBACK.value, output_field=CharField()),
     ).values_list("kind", "id", "app_id", "media_source", "events")
@@ -41,8 +58,9 @@ def delivery_targets(*, app_ids: Iterable[uuid.UUID]) -> list[Target]:
         kind=Value(Kind.WEBHOOK.value, output_field=CharField()),
         no_source=Value("", output_field=CharField()),
     ).values_list("kind", "id", "app_id", "no_source", "events")
-    return [Target(kind, config_id, app_id, source, tuple(events or ()))
-            for kind, config_id, app_id, source, events in postbacks.union(webhooks, all=True)]
+    return tuple(Target(kind, config_id, app_id, source, tuple(events or ()))
+                 for kind, config_id, app_id, source, events in postbacks.union(webhooks,
+                                                                                all=True))
 
 
 _TARGETS_SQL = (

@@ -29,6 +29,7 @@ from django.utils import timezone
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, NotFound, ValidationFailed
 from attribution_site.celery import app as celery_app
+from attribution_site.write_batch import WriteBatch
 from delivery import crypto, payloads, policy, selectors, transport
 from delivery.models import (
     Delivery,
@@ -85,6 +86,7 @@ def postback_create(*, app: App, media_source: str, postback_url: str,
     try:
         with transaction.atomic():
             postback.save(force_insert=True)
+            selectors.delivery_targets_changed(app_id=app.id)
     except IntegrityError:  # a concurrent create for the same media source won the race
         raise _media_source_conflict(media_source) from None
     return postback
@@ -108,6 +110,7 @@ def postback_update(*, postback: PostbackConfig, changes: dict[str, Any]) -> Pos
     try:
         with transaction.atomic():
             postback.save(update_fields=[*changes, "updated_at"])
+            selectors.delivery_targets_changed(app_id=postback.app_id)
     except IntegrityError:
         raise _media_source_conflict(postback.media_source) from None
     return postback
@@ -115,7 +118,9 @@ def postback_update(*, postback: PostbackConfig, changes: dict[str, Any]) -> Pos
 
 def postback_delete(*, postback: PostbackConfig) -> None:
     """Its open deliveries are cancelled when their turn comes; its log is kept."""
-    postback.delete()
+    with transaction.atomic():
+        postback.delete()
+        selectors.delivery_targets_changed(app_id=postback.app_id)
 
 
 def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhook, str]:
@@ -126,9 +131,11 @@ def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhoo
         raise ValidationFailed(message, {"non_field_errors": [message]})
     secret = crypto.secret_generate()
     now = timezone.now()
-    webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
-                                     secret_encrypted=crypto.secret_encrypt(secret),
-                                     created_at=now, updated_at=now)
+    with transaction.atomic():
+        webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
+                                         secret_encrypted=crypto.secret_encrypt(secret),
+                                         created_at=now, updated_at=now)
+        selectors.delivery_targets_changed(app_id=app.id)
     return webhook, secret
 
 
@@ -142,33 +149,39 @@ def webhook_update(*, webhook: Webhook, changes: dict[str, Any]) -> Webhook:
         for name, value in changes.items():
             setattr(webhook, name, value)
         webhook.updated_at = timezone.now()
-        webhook.save(update_fields=[*changes, "updated_at"])
+        with transaction.atomic():
+            webhook.save(update_fields=[*changes, "updated_at"])
+            selectors.delivery_targets_changed(app_id=webhook.app_id)
     return webhook
 
 
 def webhook_delete(*, webhook: Webhook) -> None:
-    webhook.delete()
+    with transaction.atomic():
+        webhook.delete()
+        selectors.delivery_targets_changed(app_id=webhook.app_id)
 
 
 # --- Deliveries created with the facts (in-transaction domain event handlers) ----------------
 
-def deliveries_for_installs(events: Sequence[Any]) -> None:
+def deliveries_for_installs(events: Sequence[Any], batch: WriteBatch) -> None:
     """InstallAttributed: webhooks for every install (organic too), postbacks for attributed
     installs to the configuration of the install's media source."""
-    _deliveries_create(events, payloads.install_fact)
+    _deliveries_create(events, batch, payloads.install_fact)
 
 
-def deliveries_for_reengagements(events: Sequence[Any]) -> None:
-    _deliveries_create(events, payloads.reengagement_fact)
+def deliveries_for_reengagements(events: Sequence[Any], batch: WriteBatch) -> None:
+    _deliveries_create(events, batch, payloads.reengagement_fact)
 
 
-def deliveries_for_events(events: Sequence[Any]) -> None:
-    _deliveries_create(events, payloads.event_fact)
+def deliveries_for_events(events: Sequence[Any], batch: WriteBatch) -> None:
+    _deliveries_create(events, batch, payloads.event_fact)
 
 
-def _deliveries_create(events: Sequence[Any], to_fact: Callable[[Any], payloads.Fact]) -> None:
-    """Runs inside the SDK request's transaction: one query when nothing is configured; else
-    one bulk INSERT and, after commit, one Celery message for the whole publication."""
+def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
+                       to_fact: Callable[[Any], payloads.Fact]) -> None:
+    """Adds the delivery rows to the batch that records the facts, and one Celery message for
+    the whole publication after commit. The targets come from a per-process cache, so an app
+    with nothing configured costs nothing here."""
     targets = selectors.delivery_targets(app_ids={event.app_id for event in events})
     if not targets:
         return
@@ -209,9 +222,9 @@ def _deliveries_create(events: Sequence[Any], to_fact: Callable[[Any], payloads.
         return
     # A fact published twice must not be delivered twice: the partial unique constraints
     # drop the duplicates, and their ids simply find nothing to claim.
-    Delivery.objects.bulk_create(rows, ignore_conflicts=True)
+    batch.insert(rows, ignore_conflicts=True)
     delivery_ids = [str(row.id) for row in rows]
-    transaction.on_commit(lambda: deliveries_enqueue(delivery_ids))
+    batch.after_commit(lambda: deliveries_enqueue(delivery_ids))
 
 
 def deliveries_enqueue(delivery_ids: Sequence[str]) -> None:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from attribution_site import local_cache
 from tests.factories import AppFactory, UserFactory, issue_key
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
@@ -48,8 +49,42 @@ def _fast_hashing_and_clean_cache(settings):
     # Speed knob only: the default PBKDF2 makes every sign-up and login take ~0.3 s.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     cache.clear()
+    local_cache.clear_all()
     yield
     cache.clear()
+    local_cache.clear_all()
+
+
+@pytest.fixture
+def live_local_caches():
+    """This process's local caches keep what they read (attribution_site/local_cache.py), as
+    in production: their subscription to the invalidation channel is up. Needs Redis."""
+    import time
+
+    local_cache._subscription.ensure_started()
+    deadline = time.monotonic() + 10
+    while not local_cache._subscription.trusted():
+        assert time.monotonic() < deadline, "the local cache subscription did not come up"
+        time.sleep(0.02)
+
+
+def served_from_memory(read) -> bool:
+    """Whether `read()` ran without a database query, waiting a little for this process's own
+    invalidation messages to come back first (each drops the copy once more)."""
+    import time
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        read()
+        with CaptureQueriesContext(connection) as queries:
+            read()
+        if not queries:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import NamedTuple
 
 from tracking.currencies import ISO_4217
 
@@ -23,10 +25,10 @@ EARLIEST_MS = 946_684_800_000  # 2000-01-01
 FUTURE_TOLERANCE_MS = 24 * 3600 * 1000
 MAX_AMOUNT = Decimal("1e12")
 NUL_MESSAGE = "Must not contain NUL characters."
+_PROPERTIES_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
-@dataclass(frozen=True)
-class CleanEvent:
+class CleanEvent(NamedTuple):  # up to 500 a request: a NamedTuple builds fastest
     index: int
     event_name: str
     properties: dict
@@ -76,8 +78,10 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
     if not isinstance(properties, dict):
         errors["properties"] = ["Required: a JSON object."]
     else:
-        properties_json = json.dumps(properties, separators=(",", ":"), ensure_ascii=False)
-        if len(properties_json.encode()) > MAX_PROPERTIES_BYTES:
+        properties_json = _PROPERTIES_JSON.encode(properties)
+        # UTF-8 takes at most 4 bytes a character: short text needs no encoding to be measured.
+        if (len(properties_json) * 4 > MAX_PROPERTIES_BYTES
+                and len(properties_json.encode()) > MAX_PROPERTIES_BYTES):
             errors["properties"] = [f"At most {MAX_PROPERTIES_BYTES} bytes of JSON."]
         elif "\\u0000" in properties_json:  # PostgreSQL's jsonb cannot hold it
             errors["properties"] = [NUL_MESSAGE]
@@ -107,6 +111,11 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
 def _uuid(value) -> uuid.UUID | None:
     if not isinstance(value, str):
         return None
+    return _parsed_uuid(value)
+
+
+@lru_cache(maxsize=4096)  # a batch's events mostly share their session
+def _parsed_uuid(value: str) -> uuid.UUID | None:
     try:
         return uuid.UUID(value)
     except ValueError:

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import NamedTuple
 
+from attribution_site.addresses import dotted_quad
 from tracking.signals import ClickCandidate, InstallSignals
 
 IP_EXACT = 40
@@ -43,14 +46,48 @@ CROWD_PENALTY_PER_DEVICE = 1.5  # per other look-alike device seen on the same a
 MAX_CROWD_PENALTY = 8.0
 
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
+# IPv4 ranges whose addresses never score: IANA's special-purpose registry as Python's
+# `is_private` knows it, carrier-grade NAT, link-local, loopback, multicast and reserved.
+# Kept as integer intervals so the common case never builds an `ipaddress` object.
+_NOT_SCORING_V4 = sorted(
+    (int(net.network_address), int(net.broadcast_address)) for net in map(ipaddress.ip_network, (
+        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+        "172.16.0.0/12", "192.0.0.0/29", "192.0.0.170/31", "192.0.2.0/24", "192.168.0.0/16",
+        "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4")))
+_NOT_SCORING_STARTS = [start for start, _ in _NOT_SCORING_V4]
+
+
+class Address(NamedTuple):
+    """An address that can identify a network: its canonical text and its network key."""
+
+    text: str
+    network: str
+
+
+@lru_cache(maxsize=4096)  # the install's own address comes back for every candidate
+def scoring_address(ip: str | None) -> Address | None:
+    """The address if it can identify a network, else None.
+
+    Plain dotted quads (nearly every address we see) are checked against integer ranges:
+    a microsecond or two, with no cache to miss on a million networks. Everything else (IPv6,
+    IPv4-mapped IPv6, odd text) goes through `ipaddress`, cached per address."""
+    if not ip:
+        return None
+    quad = dotted_quad(ip)
+    if quad is not None:
+        a, b, c, d = quad
+        number = a << 24 | b << 16 | c << 8 | d
+        index = bisect_right(_NOT_SCORING_STARTS, number) - 1
+        if index >= 0 and number <= _NOT_SCORING_V4[index][1]:
+            return None
+        return Address(ip, f"{a}.{b}.{c}.0/24")
+    return _scoring_address_slow(ip)
+
+
 
 
 @lru_cache(maxsize=65536)
-def scoring_address(ip: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address if it can identify a network, else None. Cached: the same addresses come
-    back for every candidate of every install from a network."""
-    if not ip:
-        return None
+def _scoring_address_slow(ip: str) -> Address | None:
     try:
         address = ipaddress.ip_address(ip)
     except ValueError:
@@ -61,23 +98,22 @@ def scoring_address(ip: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Add
             or address.is_multicast or address.is_reserved or address.is_unspecified
             or address in CGNAT):
         return None
-    return address
+    prefix = 24 if address.version == 4 else 64
+    return Address(str(address),
+                   str(ipaddress.ip_network(f"{address}/{prefix}", strict=False)))
 
 
-@lru_cache(maxsize=65536)
 def network_key(ip: str | None) -> str:
     """The /24 (IPv4) or /64 (IPv6) an address belongs to; '' when it must not score."""
     address = scoring_address(ip)
-    if address is None:
-        return ""
-    prefix = 24 if address.version == 4 else 64
-    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+    return address.network if address is not None else ""
 
 
 def click_fingerprint(ip: str, user_agent: str) -> str:
     return hashlib.sha256(f"{ip}|{user_agent}".encode()).hexdigest()
 
 
+@lru_cache(maxsize=1024)
 def language_tag(value: str) -> str:
     """'en-US,en;q=0.9' or 'en_US' -> 'en-us'."""
     first = value.split(",", 1)[0].split(";", 1)[0].strip()
@@ -97,9 +133,9 @@ def score(click: ClickCandidate, install: InstallSignals, *, age: timedelta) -> 
     click_ip, install_ip = scoring_address(click.ip), scoring_address(install.ip)
     if click_ip is None or install_ip is None:
         return Score(0.0, 0, disqualified="no usable IP address")
-    if click_ip == install_ip:
+    if click_ip.text == install_ip.text:
         factors["ip"] = IP_EXACT
-    elif network_key(str(click_ip)) == network_key(str(install_ip)):
+    elif click_ip.network == install_ip.network:
         factors["ip"] = IP_NETWORK
     else:
         return Score(0.0, 0, disqualified="different network")
@@ -158,7 +194,7 @@ class Scored:
     def penalty(self) -> float:
         return self.crowd_penalty + self.ambiguity_penalty
 
-    @property
+    @cached_property  # read many times over while ranking and writing the trail
     def confidence(self) -> float:
         return max(0.0, round(self.score.confidence - self.penalty, 2))
 

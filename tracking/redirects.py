@@ -13,7 +13,8 @@ referrer names the exact click.
 from __future__ import annotations
 
 import uuid
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from functools import lru_cache
+from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 
 from tracking.referrer import store_referrer
 
@@ -55,11 +56,25 @@ def default_target(*, device_platform: str, defaults: dict[str, str]) -> str:
 
 def with_play_referrer(url: str, *, click_id: uuid.UUID, media_source: str,
                        campaign_id: str) -> str:
+    play = _play_url(url)
+    if play is None:
+        return url
+    head, query, fragment = play
+    referrer = "referrer=" + quote_plus(store_referrer(
+        click_id=click_id, media_source=media_source, campaign_id=campaign_id))
+    url = f"{head}?{query}&{referrer}" if query else f"{head}?{referrer}"
+    return f"{url}#{fragment}" if fragment else url
+
+
+@lru_cache(maxsize=256)
+def _play_url(url: str) -> tuple[str, str, str] | None:
+    """A Play Store URL split for appending our referrer: (everything before the query, the
+    query without any `referrer`, the fragment); None for other URLs. Cached: every click of
+    an app goes to the same store URL, and splitting and re-encoding it was most of the cost
+    of building the redirect."""
     parts = urlsplit(url)
     if (parts.hostname or "").lower() not in PLAY_HOSTS:
-        return url
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-             if k != "referrer"]
-    query.append(("referrer", store_referrer(click_id=click_id, media_source=media_source,
-                                             campaign_id=campaign_id)))
-    return urlunsplit(parts._replace(query=urlencode(query)))
+        return None
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if k != "referrer"])
+    return urlunsplit(parts._replace(query="", fragment="")), query, parts.fragment

@@ -1,7 +1,8 @@
 """Writes of tracking data: clicks, installs with their attribution, re-engagements, events.
 
-Each write opens its own transaction and publishes its domain events inside it (see
-attribution_site/domain_events.py), so subscribers' rows commit or roll back with the fact.
+Each write publishes its domain events with the fact (see attribution_site/domain_events.py), so
+subscribers' rows commit or roll back with it: an install and its rows in one statement (a
+WriteBatch), re-engagements and event batches in a transaction.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
 from attribution_site import domain_events, prepared
 from attribution_site.ids import uuid7
+from attribution_site.write_batch import WriteBatch
 from tracking import attribution, fingerprint, selectors
 from tracking.event_batch import CleanEvent
 from tracking.models import Click, ClickArchive, Event, Install, Reengagement
@@ -57,6 +60,14 @@ _CLICK_INSERT = (
     f"INSERT INTO {ClickArchive._meta.db_table} ({', '.join(_CLICK_COLUMNS)}) "
     f"SELECT {', '.join(_CLICK_COLUMNS)} FROM hot"
 )
+# The same statement, committed without waiting for the WAL flush: `set_config(..., true)`
+# lasts only for the statement's own transaction (so only outside an atomic block, where it
+# would reach the caller's other writes), the connection's setting is untouched, and the click
+# is still committed, and visible to the install that follows, before the 302 leaves. The
+# flush was half of PostgreSQL's work per click (docs/decisions.md).
+_CLICK_INSERT_ASYNC = _CLICK_INSERT.replace(
+    "WITH hot AS", "WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),"
+    " hot AS", 1).replace("FROM hot", "FROM hot, async_commit")
 
 
 def click_record(*, click: ClickInput) -> uuid.UUID:
@@ -85,7 +96,9 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
         "clicked_at": click.clicked_at,
     }
     if connection.vendor == "postgresql":  # one statement writes both stores atomically
-        prepared.execute(_CLICK_INSERT, [values[c] for c in _CLICK_COLUMNS])
+        async_commit = settings.CLICK_ASYNC_COMMIT and not connection.in_atomic_block
+        prepared.execute(_CLICK_INSERT_ASYNC if async_commit else _CLICK_INSERT,
+                         [values[c] for c in _CLICK_COLUMNS])
     else:
         with transaction.atomic():
             Click.objects.create(**values)
@@ -143,7 +156,8 @@ def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
         referrer_click_id=referrer.click_id if referrer else None,
         ip_prefix=fingerprint.network_key(data.ip), since=now - attribution.WINDOW, until=now)
     if inputs.existing_install_id is not None:
-        return _repeat_install(Install.objects.get(id=inputs.existing_install_id), now=now)
+        return _repeat_install(inputs.existing_install_id, device_clicks=inputs.device_clicks,
+                               now=now)
 
     verdict = attribution.attribute(
         installed_at=now, signals=install_signals(data, device_id), referrer=referrer,
@@ -163,10 +177,12 @@ def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
         click_id=verdict.click.id if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
     )
+    # One statement writes the install and what its subscribers add (delivery rows).
+    batch = WriteBatch()
+    batch.insert([install])
+    domain_events.publish([_install_attributed(install)], batch=batch)
     try:
-        with transaction.atomic():
-            _insert(install)
-            domain_events.publish([_install_attributed(install)])
+        batch.execute()
     except IntegrityError:
         # The same device's first launch raced us here; its install stands, this is a repeat.
         existing = selectors.install_for_device(app_id=data.app_id, device_id=device_id or "")
@@ -186,12 +202,13 @@ def _install_attributed(install: Install) -> domain_events.InstallAttributed:
         click_time=install.attributed_touch_time)
 
 
-def _repeat_install(install: Install, *, now: datetime) -> InstallOutcome:
-    """A device we know: a click since its last attribution is a re-engagement."""
-    since = max(selectors.last_attribution_time(install=install), now - attribution.WINDOW)
-    clicks = [c for c in selectors.clicks_for_device(
-        app_id=install.app_id, advertising_id=install.device_id, since=since, until=now)
-        if c.clicked_at > since]
+def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
+                    ) -> InstallOutcome:
+    """A device we know: a click since its last attribution is a re-engagement. The device's
+    clicks of the window, latest first, came with the waterfall's lookup."""
+    install, attributed_at = selectors.install_for_repeat(install_id=install_id)
+    since = max(attributed_at, now - attribution.WINDOW)
+    clicks = [c for c in device_clicks if c.clicked_at > since]
     if not clicks:
         return InstallOutcome(install=install, created=False)
     click = max(clicks, key=lambda c: (c.clicked_at, str(c.id)))
@@ -291,17 +308,6 @@ def _store_events(app_id, install_id, device_id, events: list[CleanEvent], recei
                                 e.event_name, e.properties_json, e.session_id, e.occurred_at,
                                 received_at, e.revenue_amount, e.revenue_currency))
     return ids
-
-
-def _insert(instance) -> None:
-    """INSERT one new row with the fields' own database conversions, without the ORM's
-    per-query compilation (about half a millisecond on the install hot path)."""
-    model = type(instance)
-    fields = model._meta.concrete_fields
-    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in fields]
-    sql = (f"INSERT INTO {model._meta.db_table} ({', '.join(f.column for f in fields)}) "
-           f"VALUES ({', '.join(['%s'] * len(fields))})")
-    prepared.execute(sql, values)
 
 
 def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]

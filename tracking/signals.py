@@ -5,10 +5,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class ClickCandidate:
+class ClickCandidate(NamedTuple):
+    """A NamedTuple, not a dataclass: the install lookup makes a dozen per request, and a
+    frozen dataclass takes ten times as long to build."""
+
     id: uuid.UUID
     clicked_at: datetime
     media_source: str

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ipaddress
 
+from attribution_site.addresses import dotted_quad
+
 
 def client_ip(*, remote_addr: str, forwarded_for: str | None, num_proxies: int) -> str:
     if num_proxies <= 0 or not forwarded_for:
@@ -16,6 +18,8 @@ def client_ip(*, remote_addr: str, forwarded_for: str | None, num_proxies: int) 
     if len(hops) < num_proxies:
         return hops[0] if hops else remote_addr
     candidate = hops[-num_proxies]
+    if dotted_quad(candidate) is not None:
+        return candidate  # already canonical
     try:
         return str(ipaddress.ip_address(candidate))
     except ValueError:

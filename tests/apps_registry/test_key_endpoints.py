@@ -3,12 +3,16 @@
 from datetime import timedelta
 
 import pytest
+import redis
+from django.conf import settings as django_settings
 from django.utils import timezone
 
-from apps_registry import keys
+from apps_registry import keys, selectors
 from apps_registry.authentication import require_app, sdk_client_for_key
 from apps_registry.models import ApiKey
+from attribution_site import local_cache
 from attribution_site.api.exceptions import Forbidden, Unauthorized
+from tests.conftest import served_from_memory
 from tests.factories import AppFactory, issue_key
 
 pytestmark = pytest.mark.django_db
@@ -118,6 +122,40 @@ def test_revoked_key_stops_working_at_once_even_when_cached(
     assert ApiKey.objects.get(id=key_id).revoked_at is not None
     assert owner_api.get(keys_url(app)).json()["data"]["keys"] == []
     assert owner_api.delete(f"/api/v1/keys/{key_id}").status_code == 404
+
+
+def kept_in_this_process(sdk_key) -> str:
+    """The key's id, once this process serves the key from its local copy."""
+    key_id = sdk_key.split("_")[1]
+    sdk_client_for_key(sdk_key)
+    assert served_from_memory(lambda: selectors.api_key_record(key_id=key_id))
+    return key_id
+
+
+@pytest.mark.redis
+def test_a_revocation_reaches_every_process_that_kept_the_key(
+        owner_api, app, sdk_key, live_local_caches, django_capture_on_commit_callbacks):
+    key_id = kept_in_this_process(sdk_key)
+    other_processes = redis.Redis.from_url(django_settings.REDIS_URL).pubsub()
+    other_processes.subscribe(local_cache.CHANNEL)
+    assert other_processes.get_message(timeout=2)["type"] == "subscribe"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert owner_api.delete(f"/api/v1/keys/{key_id}").status_code == 200
+    with pytest.raises(Unauthorized, match="revoked"):
+        sdk_client_for_key(sdk_key)
+    message = other_processes.get_message(timeout=2)
+    assert (message["type"], message["data"]) == ("message", f"api-keys:{key_id}".encode())
+    other_processes.close()
+
+
+@pytest.mark.redis
+def test_a_deleted_apps_keys_stop_working_in_every_process(
+        owner_api, app, sdk_key, live_local_caches, django_capture_on_commit_callbacks):
+    kept_in_this_process(sdk_key)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert owner_api.delete(f"/api/v1/apps/{app.id}").status_code == 200
+    with pytest.raises(Unauthorized):
+        sdk_client_for_key(sdk_key)
 
 
 def test_expired_key_is_unauthorized(app):

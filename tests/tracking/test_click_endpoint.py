@@ -78,11 +78,23 @@ def test_unknown_app_redirects_to_the_default_store_without_recording(api, setti
 
 
 @pytest.mark.parametrize("query", ["", "?app_id=not-a-uuid", "?app_id=&c=%ff%fe",
-                                   "?%zz=1&app_id=%00", "?pid=" + "x" * 8000])
+                                   "?%zz=1&app_id=%00", "?pid=" + "x" * 8000,
+                                   "?" + "&".join(f"p{n}=1" for n in range(1500)),
+                                   "?a=1;b=2&&&=&c"])
 def test_garbage_parameters_still_redirect(api, query):
     response = api.get("/api/v1/clicks" + query, HTTP_USER_AGENT=ANDROID_BROWSER)
     assert response.status_code == 302
     assert Click.objects.count() == 0
+
+
+def test_repeated_and_encoded_parameters_read_as_django_reads_them(api, app):
+    response = api.get(f"/api/v1/clicks?app_id={app.id}&c=first&c=last&pid=caf%C3%A9+bar"
+                       "&af_adset=%E9t%E9", HTTP_USER_AGENT=ANDROID_BROWSER,
+                       REMOTE_ADDR=PUBLIC_IP)
+    assert response.status_code == 302
+    click = Click.objects.get()
+    assert (click.campaign_id, click.media_source, click.adset) == ("last", "café bar",
+                                                                    "\ufffdt\ufffd")
 
 
 def test_over_long_and_invalid_values_are_stored_safely(api, app):
@@ -133,3 +145,35 @@ def test_post_to_clicks_is_an_enveloped_405(api, app):
     response = api.post("/api/v1/clicks", {})
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+def click_statement(api, app) -> str:
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert click_through(api, app, pid="fb").status_code == 302
+    [insert] = [q["sql"] for q in queries if "INSERT INTO" in q["sql"]]
+    return insert
+
+
+ASYNC_COMMIT = "set_config('synchronous_commit', 'off', true)"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)  # autocommit, as in production
+@pytest.mark.parametrize("async_commit", [True, False])
+def test_a_click_commits_asynchronously_only_when_configured_and_only_itself(
+        api, app, settings, async_commit):
+    settings.CLICK_ASYNC_COMMIT = async_commit
+    assert (ASYNC_COMMIT in click_statement(api, app)) is async_commit
+    assert Click.objects.get().media_source == "fb"
+    assert ClickArchive.objects.get().media_source == "fb"
+    with connection.cursor() as cursor:  # the connection's own setting is untouched
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
+
+
+@pytest.mark.postgres
+def test_inside_a_transaction_a_click_never_changes_how_it_commits(api, app, settings):
+    settings.CLICK_ASYNC_COMMIT = True
+    assert ASYNC_COMMIT not in click_statement(api, app)  # the test's transaction is open

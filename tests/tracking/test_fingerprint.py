@@ -143,3 +143,34 @@ def test_two_clicks_from_the_same_browser_are_not_rivals():
 def test_ipv4_mapped_ipv6_is_the_same_address():
     result = fingerprint.score(click(ip="::ffff:81.2.69.7"), INSTALL, age=timedelta(0))
     assert result.factors["ip"] == 40
+
+
+def _slow_network_key(address):
+    found = fingerprint._scoring_address_slow(address)
+    return found.network if found else ""
+
+
+@pytest.mark.parametrize("address", [
+    "81.2.69.7", "0.0.0.0", "0.1.2.3", "9.255.255.255", "10.0.0.1", "11.0.0.1", "100.63.255.255",
+    "100.64.0.0", "100.127.255.255", "100.128.0.0", "127.0.0.1", "169.254.1.1", "172.15.0.1",
+    "172.16.0.1", "172.31.255.255", "172.32.0.1", "192.0.0.1", "192.0.0.8", "192.0.0.9",
+    "192.0.0.10", "192.0.0.170", "192.0.0.171", "192.0.0.172", "192.0.0.255", "192.0.2.1",
+    "192.88.99.1", "192.168.1.1", "198.18.0.1", "198.20.0.1", "198.51.100.1", "203.0.113.9",
+    "223.255.255.255", "224.0.0.1", "239.255.255.255", "240.0.0.1", "255.255.255.254",
+    "255.255.255.255", "01.2.3.4", "1.2.3.04", "1.2.3", "1.2.3.4.5", "1.2.3.256", "1.2.3.-1",
+    "1.2.3.+1", "1.2.3. 4", " 1.2.3.4", "1.2.3.٤", "1.2.3.", ".1.2.3", "::ffff:81.2.69.7",
+    "2001:db8::1", "2a00:1450:4001:81b::200e", "::1", "", "garbage"])
+def test_the_fast_ipv4_path_agrees_with_ipaddress(address):
+    assert fingerprint.network_key(address) == _slow_network_key(address)
+    fast, slow = fingerprint.scoring_address(address), fingerprint._scoring_address_slow(address)
+    assert (fast is None) == (slow is None) and (fast is None or fast.text == slow.text)
+
+
+def test_the_fast_ipv4_path_agrees_with_ipaddress_on_random_addresses():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(20_000):
+        address = ".".join(str(rng.choice([rng.randrange(256), rng.choice(
+            [0, 10, 100, 127, 169, 172, 192, 198, 203, 224, 240, 255])])) for _ in range(4))
+        assert fingerprint.network_key(address) == _slow_network_key(address), address

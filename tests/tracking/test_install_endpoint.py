@@ -151,6 +151,30 @@ def test_a_click_after_attribution_is_a_re_engagement(
     assert published[1].original_media_source is None
 
 
+def test_each_new_click_after_the_last_attribution_is_one_more_re_engagement(
+        api, sdk, app, published, django_capture_on_commit_callbacks):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with django_capture_on_commit_callbacks(execute=True):
+        post_install(sdk, app, device_id="gaid-9")
+        click_through(api, app, pid="first", advertising_id="gaid-9")
+        assert post_install(sdk, app, device_id="gaid-9").json()["data"]["reengagement"]
+        with CaptureQueriesContext(connection) as queries:
+            quiet = post_install(sdk, app, device_id="gaid-9")
+        tried = [q for q in queries if "INSERT" in q["sql"]]  # before a request resets them
+        click_through(api, app, pid="second", advertising_id="gaid-9")
+        second = post_install(sdk, app, device_id="gaid-9").json()["data"]
+    assert "reengagement" not in quiet.json()["data"]
+    # Judged from the latest re-engagement, not the install: nothing is even tried.
+    assert tried == []
+    assert second["reengagement"]["mediaSource"] == "second"
+    assert list(Reengagement.objects.order_by("clicked_at")
+                .values_list("media_source", flat=True)) == ["first", "second"]
+    assert [type(e).__name__ for e in published] == [
+        "InstallAttributed", "InstallReengaged", "InstallReengaged"]
+
+
 def test_every_new_install_publishes_install_attributed_after_commit(
         api, sdk, app, published, django_capture_on_commit_callbacks):
     click_through(api, app, pid="fb", c="c1", advertising_id="gaid-10")
@@ -281,3 +305,68 @@ def test_a_device_id_longer_than_64_characters_is_a_validation_error(sdk, app, p
                                **extra}, format="json")
     assert response.status_code == 400
     assert "device_id" in response.json()["error"]["details"]
+
+
+@pytest.mark.postgres
+def test_an_install_and_its_delivery_rows_are_one_statement(sdk, app, owner_api,
+                                                           django_capture_on_commit_callbacks):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from delivery.models import Delivery
+
+    owner_api.post("/api/v1/webhooks", {"app_id": str(app.id), "events": ["install"],
+                                        "url": "https://hooks.example.com/x"}, format="json")
+    post_install(sdk, app, device_id="warm-up")  # the key and the targets are read once
+    with CaptureQueriesContext(connection) as queries, \
+            django_capture_on_commit_callbacks() as callbacks:
+        response = post_install(sdk, app, device_id="gaid-77")
+    assert response.status_code == 201
+    # (Inside the test's transaction the batch takes a savepoint; in autocommit it does not.)
+    writes = [q["sql"] for q in queries
+              if not q["sql"].startswith(("SELECT", "(SELECT", "SAVEPOINT", "RELEASE"))]
+    assert len(writes) == 1
+    assert writes[0].startswith('WITH w0 AS (INSERT INTO "tracking_install"')
+    assert 'INSERT INTO "delivery_delivery"' in writes[0]
+    assert len(callbacks) == 1  # the delivery's message, after the statement
+    install_id = response.json()["data"]["installId"]
+    assert Delivery.objects.filter(source_id=install_id, kind="webhook").count() == 1
+
+
+@pytest.mark.redis
+def test_a_webhook_added_between_installs_gets_the_next_one(sdk, app, owner_api,
+                                                            live_local_caches):
+    from delivery import selectors
+    from delivery.models import Delivery
+    from tests.conftest import served_from_memory
+
+    assert post_install(sdk, app, device_id="gaid-1").status_code == 201
+    assert served_from_memory(lambda: selectors.delivery_targets(app_ids=[app.id]))
+    owner_api.post("/api/v1/webhooks", {"app_id": str(app.id), "events": ["install"],
+                                        "url": "https://hooks.example.com/x"}, format="json")
+    second = post_install(sdk, app, device_id="gaid-2").json()["data"]["installId"]
+    assert list(Delivery.objects.values_list("source_id", flat=True)) == [second]
+
+
+def test_an_install_racing_the_same_devices_first_install_answers_with_that_one(
+        sdk, app, monkeypatch):
+    """Two first launches of one device at once: both looked and saw no install, the second
+    write breaks the unique constraint, and its caller gets the stored install as a repeat."""
+    from django.utils import timezone
+
+    from tracking import selectors, services
+
+    first = post_install(sdk, app, device_id="gaid-race").json()["data"]
+    real = selectors.attribution_inputs
+
+    def saw_no_install(**kwargs):
+        inputs = real(**kwargs)
+        return selectors.AttributionInputs(None, inputs.referrer_click, inputs.device_clicks,
+                                           inputs.network_clicks)
+
+    monkeypatch.setattr(selectors, "attribution_inputs", saw_no_install)
+    outcome = services.install_record(data=services.InstallInput(
+        app_id=app.id, platform="android", sdk_version="1.0", device_id="gaid-race"),
+        now=timezone.now())
+    assert outcome.created is False and str(outcome.install.id) == first["installId"]
+    assert Install.objects.count() == 1

@@ -68,3 +68,42 @@ def test_anything_else_gets_the_serializers_errors():
     with pytest.raises((ValidationError, ValidationFailed)) as caught:
         install_input({**VALID, "platform": "symbian", "sdk_version": ""})
     assert set(caught.value.detail) == {"platform", "sdk_version"}
+
+
+EVENTS = [{"event_name": "open", "properties": {}, "timestamp": 1, "session_id": APP}]
+BATCH = {"app_id": APP, "sdk_version": "2.4.0", "events": EVENTS}
+BATCH_ODD_VALUES = [*ODD_VALUES, [], EVENTS * 500, EVENTS * 501, "x" * 1025, [1, "x"], {"a": 1}]
+BATCH_FIELDS = ["app_id", "sdk_version", "device_id", "events", "_api_key", "extra"]
+
+
+def _batches():
+    yield dict(BATCH)
+    yield {**BATCH, "device_id": " abc ", "_api_key": "ak_x_y"}
+    for field in BATCH_FIELDS:
+        yield {k: v for k, v in BATCH.items() if k != field}
+        for value in BATCH_ODD_VALUES:
+            yield {**BATCH, field: value}
+    rng = random.Random(11)
+    for _ in range(1500):
+        body = dict(BATCH)
+        for field in rng.sample(BATCH_FIELDS, rng.randint(1, 3)):
+            if rng.random() < 0.2:
+                body.pop(field, None)
+            else:
+                body[field] = rng.choice(BATCH_ODD_VALUES)
+        yield body
+
+
+def test_the_batch_fast_check_accepts_only_what_the_serializer_accepts_with_the_same_data():
+    from tracking.serializers import EventBatchInput, _event_batch_input_fast
+
+    accepted = 0
+    for body in _batches():
+        fast = _event_batch_input_fast(body)
+        if fast is None:
+            continue
+        accepted += 1
+        payload = EventBatchInput(data=body)
+        assert payload.is_valid(), body
+        assert fast == dict(payload.validated_data), body
+    assert accepted > 200

@@ -61,3 +61,34 @@ def test_the_referrer_goes_last_in_the_query_before_any_fragment(url, expected):
 def test_other_targets_are_left_alone():
     assert with_play_referrer("https://apps.apple.com/app/id1", click_id=uuid.uuid4(),
                               media_source="", campaign_id="") == "https://apps.apple.com/app/id1"
+
+
+@pytest.mark.parametrize("url", [
+    "https://play.google.com/store/apps/details?id=com.acme.app",
+    "https://play.google.com/store/apps/details?id=x&referrer=old&hl=de",
+    "https://play.google.com/store/apps/details?id=x&utm_source=a+b&e=%C3%A9#top",
+    "https://PLAY.google.com/store/apps/details",
+    "https://play.google.com:443/store/apps/details?#frag",
+    "market.android.com/details?id=x",
+    "https://example.com/?id=x",
+])
+def test_the_play_referrer_is_what_re_encoding_the_whole_url_gives(url):
+    """The referrer is appended to a cached split of the store URL; the result is exactly the
+    URL re-encoded with the referrer as its last parameter."""
+    from urllib.parse import parse_qsl, urlencode, urlunsplit
+
+    from tracking.redirects import PLAY_HOSTS
+    from tracking.referrer import store_referrer
+
+    click_id = uuid.uuid4()
+    parts = urlsplit(url)
+    if (parts.hostname or "").lower() in PLAY_HOSTS:
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                 if k != "referrer"]
+        query.append(("referrer", store_referrer(click_id=click_id, media_source="fb a",
+                                                 campaign_id="c&1")))
+        expected = urlunsplit(parts._replace(query=urlencode(query)))
+    else:
+        expected = url
+    assert with_play_referrer(url, click_id=click_id, media_source="fb a",
+                              campaign_id="c&1") == expected

@@ -57,3 +57,9 @@ def test_prepared_and_plain_statements_agree(api, sdk, app, settings):
     prepared = lookups(app)
     settings.DATABASE_PREPARED_STATEMENTS = False
     assert lookups(app) == prepared
+
+
+def test_candidate_rows_are_read_in_the_order_of_the_candidates_fields():
+    from tracking.signals import ClickCandidate
+
+    assert selectors.CANDIDATE_FIELDS == ClickCandidate._fields

@@ -1,0 +1,189 @@
+"""Process-local caches of records that rarely change and are read on every SDK request (API
+keys, an app's delivery targets), dropped in every process the moment they change.
+
+Read from Redis or PostgreSQL, each costs the install path a round trip: about a tenth of its
+time. Kept in the process they cost nothing, and the work is keeping every process's copy
+right:
+- a change drops the entry in its own process at once and, once committed, publishes the key
+  on one Redis channel that every process listens to (one daemon thread per process);
+- a process trusts its copies only while its subscription is up and answering pings; when it
+  drops, the copies are thrown away and every read goes to the source until it is back;
+- a fill that raced an invalidation is not kept (a generation counter);
+- entries also expire after a short TTL, the bound on a message lost in some other way.
+Without Redis (the SQLite first-run default) nothing is cached here. See docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "attribution:local-cache:invalidate"
+PING_SECONDS = 1.0
+SILENCE_SECONDS = 3.5  # no message or pong for this long: the subscription is not trusted
+MAX_ENTRIES = 10_000
+
+
+class _Subscription:
+    """This process's subscription to the invalidation channel, started on first use (so after
+    gunicorn or Celery forks) and restarted whenever it fails."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pid: int | None = None
+        self.generation = 0  # bumped by every invalidation and every (re)connection
+        self.heard_at = float("-inf")
+        self.caches: dict[str, LocalCache] = {}
+
+    def trusted(self) -> bool:
+        return time.monotonic() - self.heard_at < SILENCE_SECONDS
+
+    def ensure_started(self) -> None:
+        if self.pid == os.getpid():
+            return
+        with self.lock:
+            if self.pid == os.getpid():
+                return
+            self.pid = os.getpid()
+            self.heard_at = float("-inf")
+            threading.Thread(target=self._run, args=(self.pid,), daemon=True,
+                             name="local-cache-invalidations").start()
+
+    def invalidated(self, name: str, key: str) -> None:
+        self.generation += 1
+        cache = self.caches.get(name)
+        if cache is not None:
+            cache.drop(key)
+
+    def _drop_everything(self) -> None:
+        self.generation += 1
+        self.heard_at = float("-inf")
+        for cache in list(self.caches.values()):
+            cache.clear()
+
+    def _run(self, pid: int) -> None:
+        delay = 0.5
+        while self.pid == pid:
+            try:
+                self._listen(pid)
+            except Exception:  # noqa: BLE001 - any failure: distrust, wait, reconnect
+                logger.warning("local cache invalidations interrupted; reading through",
+                               exc_info=True)
+            self._drop_everything()
+            time.sleep(delay)
+            delay = min(delay * 2, 30.0)
+
+    def _listen(self, pid: int) -> None:
+        import redis
+
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2,
+                                      socket_timeout=10, client_name=subscriber_name(pid))
+        pubsub = client.pubsub()
+        try:
+            pubsub.subscribe(CHANNEL)
+            pinged = 0.0
+            while self.pid == pid:
+                message = pubsub.get_message(timeout=PING_SECONDS / 2)
+                now = time.monotonic()
+                if message is not None:
+                    kind = message["type"]
+                    if kind == "subscribe":  # copies made while we were deaf are dropped
+                        self._drop_everything()
+                    elif kind == "message":
+                        name, _, key = _text(message["data"]).partition(":")
+                        self.invalidated(name, key)
+                    self.heard_at = now
+                if now - pinged >= PING_SECONDS:
+                    pubsub.ping()
+                    pinged = now
+                if now - self.heard_at > SILENCE_SECONDS:
+                    raise ConnectionError("no answer to pings on the invalidation channel")
+        finally:
+            pubsub.close()
+            client.close()
+
+
+def subscriber_name(pid: int) -> str:
+    """The name a process's subscription shows in Redis' CLIENT LIST."""
+    return f"attribution-local-cache-{pid}"
+
+
+def _text(data: Any) -> str:
+    return data.decode() if isinstance(data, bytes) else str(data)
+
+
+_subscription = _Subscription()
+_publisher = None
+
+
+def _publish(name: str, key: str) -> None:
+    global _publisher
+    try:
+        if _publisher is None:
+            import redis
+
+            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1,
+                                              socket_timeout=1)
+        _publisher.publish(CHANNEL, f"{name}:{key}")
+    except Exception:  # noqa: BLE001 - other processes keep their copy for at most the TTL
+        logger.error("could not publish the invalidation of %s %s", name, key, exc_info=True)
+
+
+class LocalCache:
+    """Values by key, loaded by the caller's function and kept at most `ttl` seconds."""
+
+    def __init__(self, name: str, *, ttl: float):
+        if ":" in name:
+            raise ValueError("a cache name cannot contain ':'")
+        self.name = name
+        self.ttl = ttl
+        self._entries: dict[str, tuple[float, Any]] = {}
+        _subscription.caches[name] = self
+
+    def get(self, key: Hashable, load: Callable[[], Any]) -> Any:
+        """The cached value, or `load()`; None is never kept (unknown keys stay unknown)."""
+        if not settings.REDIS_URL:
+            return load()
+        _subscription.ensure_started()
+        key = str(key)
+        now = time.monotonic()
+        if _subscription.trusted():
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] > now:
+                return entry[1]
+        generation = _subscription.generation
+        value = load()
+        if (value is not None and _subscription.trusted()
+                and _subscription.generation == generation):
+            if len(self._entries) >= MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[key] = (now + self.ttl, value)
+        return value
+
+    def invalidate(self, key: Hashable) -> None:
+        """The record changed: drop it here and (after the change commits) everywhere."""
+        key = str(key)
+        _subscription.invalidated(self.name, key)
+        if settings.REDIS_URL:
+            _publish(self.name, key)
+
+    def drop(self, key: str) -> None:
+        self._entries.pop(key, None)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+def clear_all() -> None:
+    """Forget every local copy in this process (tests start from a clean slate)."""
+    _subscription.generation += 1
+    for cache in list(_subscription.caches.values()):
+        cache.clear()
