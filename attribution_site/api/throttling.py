@@ -54,21 +54,25 @@ class DashboardUserThrottle(BaseThrottle):
         return self._wait
 
 
-_redis_client = None
+_redis_clients: dict[str, object] = {}
 
 
 def _redis():
-    global _redis_client
-    if _redis_client is None:
+    client = _redis_clients.get(settings.REDIS_URL)
+    if client is None:
         import redis
 
-        _redis_client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=0.5,
-                                             socket_timeout=0.5)
-    return _redis_client
+        client = _redis_clients[settings.REDIS_URL] = redis.Redis.from_url(
+            settings.REDIS_URL, socket_connect_timeout=0.5, socket_timeout=0.5)
+    return client
 
 
 _pending: dict[str, list[int]] = {}  # bucket key -> [unsent count, last global count]
 _pending_lock = threading.Lock()
+# After the shared counter fails, leave it alone this long: a Redis that hangs rather than
+# refuses would otherwise stall a request for the full socket timeout at every sync.
+SHARED_COUNT_PAUSE = 5.0
+_shared_paused_until = 0.0
 
 
 def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
@@ -78,8 +82,14 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
     count to the shared Redis counter every `limit // 100` requests (every request for limits
     under 200, so small limits are exact); between syncs it judges by the last global count
     plus its own. A 100,000/s key thus costs one Redis round trip per thousand requests, and
-    the limit may be overshot by at most 1% per process. Fails open like the rest.
+    the limit may be overshot by at most 1% per process.
+
+    Fails open like the rest: when the shared counter cannot be reached the request goes
+    through, and for SHARED_COUNT_PAUSE seconds each process judges by its own count alone
+    (a lower bound of the global one, so it never limits wrongly) and keeps what it counted
+    for the next sync.
     """
+    global _shared_paused_until
     if not settings.RATELIMIT_ENABLE:
         return None
     now = time.time()
@@ -92,14 +102,17 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
         state = _pending.setdefault(key, [0, 0])
         state[0] += 1
         unsent, known = state
-        if unsent < sync_every:
+        if unsent < sync_every or now < _shared_paused_until:
             return _verdict(known + unsent, limit, now, period)
         state[0] = 0
     try:
         count = _add_to_shared_count(key, unsent, period)
     except Exception:  # noqa: BLE001
-        logger.warning("rate limiter unavailable for %s; request allowed", bucket,
-                       exc_info=True)
+        logger.warning("rate limiter unavailable for %s; request allowed, shared count paused"
+                       " for %ss", bucket, SHARED_COUNT_PAUSE, exc_info=True)
+        with _pending_lock:
+            _shared_paused_until = time.time() + SHARED_COUNT_PAUSE
+            state[0] += unsent
         return None
     with _pending_lock:
         state[1] = count
