@@ -1,4 +1,5 @@
-"""Django's Redis cache backend, reusing one client object per connection pool.
+"""Django's Redis cache backend, reusing one client object per connection pool, and resting
+after a failure (attribution_site/redis_rest.py).
 
 Django builds a new `redis.Redis` for every cache call, which costs ~0.2 ms of Python (it sets
 up some 170 response callbacks each time). The SDK endpoints read the cache on every request
@@ -7,10 +8,13 @@ up some 170 response callbacks each time). The SDK endpoints read the cache on e
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
+from attribution_site import redis_rest
+
 
 class ReusingRedisCacheClient(RedisCacheClient):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, servers, **options):
+        super().__init__(servers, **options)
+        self._pool_options.update(redis_rest.connection_options(servers[0]))
         self._clients: dict[int, object] = {}
 
     def get_client(self, key=None, *, write=False):

@@ -27,6 +27,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps_registry.models import App
+from attribution_site import redis_rest
 from attribution_site.api.exceptions import Conflict, NotFound, ValidationFailed
 from attribution_site.celery import app as celery_app
 from attribution_site.write_batch import WriteBatch
@@ -232,6 +233,9 @@ def deliveries_enqueue(delivery_ids: Sequence[str]) -> None:
     and a delivery whose message never reaches Redis is found by the sweep."""
     if not delivery_ids:
         return
+    if redis_rest.resting():  # a hung broker would hold the request for seconds
+        logger.warning("Redis at rest: %d deliveries left to the sweep", len(delivery_ids))
+        return
     from delivery import tasks  # tasks import this module
 
     try:
@@ -239,6 +243,7 @@ def deliveries_enqueue(delivery_ids: Sequence[str]) -> None:
             (list(delivery_ids),),
             retry=True, retry_policy={"max_retries": 1, "interval_start": 0.1})
     except Exception:  # noqa: BLE001 - any broker failure; the sweep is the fallback
+        redis_rest.failed()
         logger.warning("could not enqueue %d deliveries; the sweep will send them",
                        len(delivery_ids), exc_info=True)
 

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import threading
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from attribution_site import local_cache
+from attribution_site import local_cache, redis_rest
 from tests.factories import AppFactory, UserFactory, issue_key
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
@@ -48,9 +51,11 @@ def pytest_collection_modifyitems(config, items):
 def _fast_hashing_and_clean_cache(settings):
     # Speed knob only: the default PBKDF2 makes every sign-up and login take ~0.3 s.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    redis_rest.reset()
     cache.clear()
     local_cache.clear_all()
     yield
+    redis_rest.reset()  # a test that made Redis fail must not leave the next one without it
     cache.clear()
     local_cache.clear_all()
 
@@ -128,3 +133,27 @@ def app(owner):
 @pytest.fixture
 def sdk_key(app):
     return issue_key(app)
+
+
+@pytest.fixture
+def hung_redis():
+    """A local server that accepts connections and never answers: a Redis that hangs."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted = []
+
+    def serve():
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(connection)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield SimpleNamespace(url=f"redis://127.0.0.1:{server.getsockname()[1]}/0",
+                          accepted=accepted)
+    server.close()
+    for connection in accepted:
+        connection.close()

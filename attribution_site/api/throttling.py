@@ -15,6 +15,7 @@ from django.conf import settings
 from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
+from attribution_site import redis_rest
 from attribution_site.api.exceptions import RateLimited
 
 logger = logging.getLogger(__name__)
@@ -63,16 +64,13 @@ def _redis():
         import redis
 
         client = _redis_clients[settings.REDIS_URL] = redis.Redis.from_url(
-            settings.REDIS_URL, socket_connect_timeout=0.5, socket_timeout=0.5)
+            settings.REDIS_URL, socket_connect_timeout=0.5, socket_timeout=0.5,
+            **redis_rest.connection_options(settings.REDIS_URL))
     return client
 
 
 _pending: dict[str, list[int]] = {}  # bucket key -> [unsent count, last global count]
 _pending_lock = threading.Lock()
-# After the shared counter fails, leave it alone this long: a Redis that hangs rather than
-# refuses would otherwise stall a request for the full socket timeout at every sync.
-SHARED_COUNT_PAUSE = 5.0
-_shared_paused_until = 0.0
 
 
 def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
@@ -85,11 +83,10 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
     the limit may be overshot by at most 1% per process.
 
     Fails open like the rest: when the shared counter cannot be reached the request goes
-    through, and for SHARED_COUNT_PAUSE seconds each process judges by its own count alone
-    (a lower bound of the global one, so it never limits wrongly) and keeps what it counted
-    for the next sync.
+    through, and while Redis is at rest (attribution_site/redis_rest.py) each process judges
+    by its own count alone (a lower bound of the global one, so it never limits wrongly) and
+    keeps what it counted for the next sync.
     """
-    global _shared_paused_until
     if not settings.RATELIMIT_ENABLE:
         return None
     now = time.time()
@@ -102,16 +99,15 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
         state = _pending.setdefault(key, [0, 0])
         state[0] += 1
         unsent, known = state
-        if unsent < sync_every or now < _shared_paused_until:
+        if unsent < sync_every or redis_rest.resting():
             return _verdict(known + unsent, limit, now, period)
         state[0] = 0
     try:
         count = _add_to_shared_count(key, unsent, period)
     except Exception:  # noqa: BLE001
-        logger.warning("rate limiter unavailable for %s; request allowed, shared count paused"
-                       " for %ss", bucket, SHARED_COUNT_PAUSE, exc_info=True)
+        logger.warning("rate limiter unavailable for %s; request allowed", bucket,
+                       exc_info=True)
         with _pending_lock:
-            _shared_paused_until = time.time() + SHARED_COUNT_PAUSE
             state[0] += unsent
         return None
     with _pending_lock:

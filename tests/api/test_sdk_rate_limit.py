@@ -1,14 +1,14 @@
 """The SDK limiter's shared counter (attribution_site/api/throttling.py): counted in batches,
-and when Redis fails, one failed request per pause rather than one per sync."""
+and when Redis fails, one failed request per rest (attribution_site/redis_rest.py) rather
+than one per sync."""
 
 import os
-import socket
-import threading
 from types import SimpleNamespace
 
 import pytest
 import redis
 
+from attribution_site import redis_rest
 from attribution_site.api import throttling
 
 NOW = 1_800_000_000.5
@@ -19,34 +19,10 @@ def limiter(monkeypatch, settings):
     """A fresh limiter at a fixed instant; `limiter.clock.now` moves it."""
     clock = SimpleNamespace(now=NOW)
     monkeypatch.setattr(throttling, "time", SimpleNamespace(time=lambda: clock.now))
+    monkeypatch.setattr(redis_rest, "time", SimpleNamespace(monotonic=lambda: clock.now))
     monkeypatch.setattr(throttling, "_pending", {})
-    monkeypatch.setattr(throttling, "_shared_paused_until", 0.0)
     settings.RATELIMIT_ENABLE = True
     return SimpleNamespace(clock=clock, hit=throttling.fixed_window_hit)
-
-
-@pytest.fixture
-def hung_redis():
-    """A local server that accepts connections and never answers: a Redis that hangs."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    accepted = []
-
-    def serve():
-        while True:
-            try:
-                connection, _ = server.accept()
-            except OSError:
-                return
-            accepted.append(connection)
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield SimpleNamespace(url=f"redis://127.0.0.1:{server.getsockname()[1]}/0",
-                          accepted=accepted)
-    server.close()
-    for connection in accepted:
-        connection.close()
 
 
 def shared_count(bucket, at=NOW):
@@ -75,30 +51,30 @@ def test_a_hung_counter_stalls_one_request_then_each_process_counts_alone(
     settings.REDIS_URL = hung_redis.url
     verdicts = [limiter.hit("key:hung", limit=10) for _ in range(12)]
     assert verdicts == [None] * 10 + [1, 1]  # own count alone: never limits too early
-    assert len(hung_redis.accepted) == 1  # the first request tried; the others left it alone
+    assert len(hung_redis.accepted) == 1  # the first request tried; the rest left it alone
 
 
 @pytest.mark.redis
-def test_after_the_pause_the_counts_kept_meanwhile_reach_the_shared_counter(
+def test_after_the_rest_the_counts_kept_meanwhile_reach_the_shared_counter(
         limiter, hung_redis, settings):
     real_redis = settings.REDIS_URL
     settings.REDIS_URL = hung_redis.url
     for _ in range(4):
         limiter.hit("key:back", limit=100)
     settings.REDIS_URL = real_redis
-    limiter.clock.now = NOW + 0.2  # same window, still paused
+    limiter.clock.now = NOW + 0.2  # same window, Redis still at rest
     limiter.hit("key:back", limit=100)
     assert shared_count("key:back") is None
-    limiter.clock.now = NOW + throttling.SHARED_COUNT_PAUSE + 0.1  # paused no more
+    limiter.clock.now = NOW + redis_rest.REST_SECONDS + 0.1  # the rest is over
     limiter.hit("key:back", limit=100)
-    later = NOW + throttling.SHARED_COUNT_PAUSE + 0.1
+    later = NOW + redis_rest.REST_SECONDS + 0.1
     assert shared_count("key:back", at=later) == 1  # a new window starts from its own count
 
 
 @pytest.mark.redis
-def test_counts_kept_while_paused_are_added_within_the_same_window(limiter, hung_redis,
-                                                                   settings, monkeypatch):
-    monkeypatch.setattr(throttling, "SHARED_COUNT_PAUSE", 0.5)
+def test_counts_kept_at_rest_are_added_within_the_same_window(limiter, hung_redis, settings,
+                                                              monkeypatch):
+    monkeypatch.setattr(redis_rest, "REST_SECONDS", 0.5)
     window_start = int(NOW)
     limiter.clock.now = window_start + 0.1
     real_redis = settings.REDIS_URL
@@ -106,7 +82,7 @@ def test_counts_kept_while_paused_are_added_within_the_same_window(limiter, hung
     for _ in range(3):
         limiter.hit("key:window", limit=100)
     settings.REDIS_URL = real_redis
-    limiter.clock.now = window_start + 0.7  # the pause is over, the window is not
+    limiter.clock.now = window_start + 0.7  # the rest is over, the window is not
     limiter.hit("key:window", limit=100)
     assert shared_count("key:window") == 4
 
@@ -114,4 +90,4 @@ def test_counts_kept_while_paused_are_added_within_the_same_window(limiter, hung
 def test_refused_counter_lets_requests_through(limiter, settings):
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
     assert limiter.hit("key:refused", limit=1) is None
-    assert limiter.hit("key:refused", limit=1) == 1  # paused: its own count says over
+    assert limiter.hit("key:refused", limit=1) == 1  # at rest: its own count says over
