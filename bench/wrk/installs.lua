@@ -7,6 +7,9 @@ local app_id = os.getenv("BENCH_APP_ID")
 local key = os.getenv("BENCH_KEY")
 local clicks = tonumber(os.getenv("BENCH_CLICKS"))
 local networks = tonumber(os.getenv("BENCH_NETWORKS"))
+-- BENCH_DELAY_MS set: each connection waits about that long (uniformly half to one and a half
+-- times it) before its next request, which offers a steady load below saturation.
+local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "")
 local STRIDE = 7919  -- a prime: coprime with the click counts used, so the walk visits all
 local threads, start = 0, nil
 
@@ -42,4 +45,10 @@ request = function()
     ["X-Forwarded-For"] = string.format("%d.%d.%d.%d", 82 + math.floor(net / 62500),
       math.floor(net / 250) % 250, net % 250, math.random(1, 254))}
   return wrk.format("POST", "/api/v1/installs", headers, body)
+end
+
+if delay_ms then
+  function delay()
+    return math.floor(delay_ms * (0.5 + math.random()))
+  end
 end
