@@ -265,6 +265,16 @@ def ratios(results, name) -> list[float]:
                                                         strict=True)]
 
 
+def p99_figures(small: list[dict], large: list[dict]) -> tuple[float, float, float]:
+    """Each table's median p99 and the median of the rounds' ratios. Both tables were served
+    side by side in the same rounds, so each round's ratio compares them under the same
+    machine conditions."""
+    return (statistics.median(r["p99"] for r in small),
+            statistics.median(r["p99"] for r in large),
+            statistics.median(big["p99"] / little["p99"]
+                              for big, little in zip(large, small, strict=True)))
+
+
 def prepare(args, database: str, redis_url: str, clicks: int) -> tuple[dict, dict]:
     """A fresh database with one app, its key and `clicks` clicks: the service's environment
     and the wrk scripts' environment."""
@@ -358,26 +368,17 @@ def measure(args) -> None:
         p99 = statistics.median(r["p99"] for r in large[name])
         extra = f" ({rps * 100:.0f} events/s = {ratio * 100:.2f}x)" if name == "events" else ""
         out.write(f"| {name} | {rps:.0f}{extra} | {ratio:.3f} | {p99:.1f} | {targets[name]} |\n")
-    # Both click tables served side by side in the same rounds: each round's p99 ratio compares
-    # the two under the same machine conditions, and the summary is their median.
-    p99_small = statistics.median(r["p99"] for r in sizes["installs small"])
-    p99_large = statistics.median(r["p99"] for r in sizes["installs large"])
-    p99_ratio = statistics.median(big["p99"] / small["p99"] for big, small in zip(
-        sizes["installs large"], sizes["installs small"], strict=True))
-    out.write(f"\nInstall p99, flat out: {p99_small:.1f} ms with {args.small:,} clicks, "
-              f"{p99_large:.1f} ms with {args.large:,}; median of the rounds' ratios "
-              f"{p99_ratio:.2f}x (target <= 1.2x)\n")
-    paced_small = statistics.median(r["p99"] for r in sizes["paced small"])
-    paced_large = statistics.median(r["p99"] for r in sizes["paced large"])
-    paced_ratio = statistics.median(big["p99"] / small["p99"] for big, small in zip(
-        sizes["paced large"], sizes["paced small"], strict=True))
     offered = statistics.median(r["rps"] for r in sizes["paced small"] + sizes["paced large"])
     flat_small = statistics.median(r["rps"] for r in sizes["installs small"])
-    out.write(f"Install p99, paced (about {offered:.0f} req/s offered to each, "
-              f"{offered / flat_small:.0%} of the small table's flat-out rate): "
-              f"{paced_small:.1f} ms with {args.small:,} clicks, "
-              f"{paced_large:.1f} ms with {args.large:,}; median of the rounds' ratios "
-              f"{paced_ratio:.2f}x (target <= 1.2x)\n")
+    for label, small_name, large_name in (
+            ("\nInstall p99, flat out", "installs small", "installs large"),
+            (f"Install p99, paced (about {offered:.0f} req/s offered to each, "
+             f"{offered / flat_small:.0%} of the small table's flat-out rate)",
+             "paced small", "paced large")):
+        small_p99, large_p99, ratio = p99_figures(sizes[small_name], sizes[large_name])
+        out.write(f"{label}: {small_p99:.1f} ms with {args.small:,} clicks, {large_p99:.1f} "
+                  f"ms with {args.large:,}; median of the rounds' ratios {ratio:.2f}x "
+                  "(target <= 1.2x)\n")
     out.write(f"Install ratio to baseline with {args.small:,} clicks: "
               f"{statistics.median(ratios(sizes, 'installs small')):.3f}; with {args.large:,}: "
               f"{statistics.median(ratios(sizes, 'installs large')):.3f}\n")

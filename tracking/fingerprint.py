@@ -84,8 +84,6 @@ def scoring_address(ip: str | None) -> Address | None:
     return _scoring_address_slow(ip)
 
 
-
-
 @lru_cache(maxsize=65536)
 def _scoring_address_slow(ip: str) -> Address | None:
     try:

@@ -1,11 +1,17 @@
-"""The install body's fast check must agree with the serializer that owns the rules."""
+"""The SDK bodies' fast checks must agree with the serializers that own the rules."""
 
 import random
 import uuid
 
 import pytest
 
-from tracking.serializers import InstallInput, _install_input_fast, install_input
+from tracking.serializers import (
+    EventBatchInput,
+    InstallInput,
+    _event_batch_input_fast,
+    _install_input_fast,
+    install_input,
+)
 
 APP = "3f2b7c1e-9a4d-4e8b-b1c2-0d9e8f7a6b5c"
 VALID = {"app_id": APP, "platform": "android", "sdk_version": "2.4.0"}
@@ -17,38 +23,43 @@ FIELDS = ["app_id", "platform", "sdk_version", "device_id", "install_referrer",
           "screen_resolution", "timezone", "language", "os_version", "device_model", "extra"]
 
 
-def _serializer_result(body):
-    payload = InstallInput(data=body)
-    return dict(payload.validated_data) if payload.is_valid() else None
-
-
-def _bodies():
-    yield dict(VALID)
-    yield {**VALID, "device_id": "abc", "os_version": " 14 ", "language": "en-US"}
-    for field in FIELDS:
-        yield {k: v for k, v in VALID.items() if k != field}
-        for value in ODD_VALUES:
-            yield {**VALID, field: value}
-    rng = random.Random(7)
-    for _ in range(2000):
-        body = dict(VALID)
-        for field in rng.sample(FIELDS, rng.randint(1, 4)):
+def _bodies(valid, fields, odd_values, *, seed, random_bodies, at_most_changed):
+    """The valid body, each field missing and set to each odd value, then random mixes."""
+    yield dict(valid)
+    for field in fields:
+        yield {k: v for k, v in valid.items() if k != field}
+        for value in odd_values:
+            yield {**valid, field: value}
+    rng = random.Random(seed)
+    for _ in range(random_bodies):
+        body = dict(valid)
+        for field in rng.sample(fields, rng.randint(1, at_most_changed)):
             if rng.random() < 0.2:
                 body.pop(field, None)
             else:
-                body[field] = rng.choice(ODD_VALUES)
+                body[field] = rng.choice(odd_values)
         yield body
 
 
-def test_fast_check_accepts_only_what_the_serializer_accepts_and_returns_the_same_data():
+def _assert_fast_check_agrees(fast_check, serializer_class, bodies, *, at_least_accepted):
+    """Every body the fast check accepts, the serializer accepts with the same data."""
     accepted = 0
-    for body in _bodies():
-        fast = _install_input_fast(body)
+    for body in bodies:
+        fast = fast_check(body)
         if fast is None:
             continue
         accepted += 1
-        assert fast == _serializer_result(body), body
-    assert accepted > 300  # the fast check does take the well-formed bodies
+        payload = serializer_class(data=body)
+        assert payload.is_valid(), body
+        assert fast == dict(payload.validated_data), body
+    assert accepted > at_least_accepted  # the fast check does take the well-formed bodies
+
+
+def test_fast_check_accepts_only_what_the_serializer_accepts_and_returns_the_same_data():
+    bodies = _bodies(VALID, FIELDS, ODD_VALUES, seed=7, random_bodies=2000, at_most_changed=4)
+    extra = [{**VALID, "device_id": "abc", "os_version": " 14 ", "language": "en-US"}]
+    _assert_fast_check_agrees(_install_input_fast, InstallInput, [*extra, *bodies],
+                              at_least_accepted=300)
 
 
 def test_fast_check_takes_a_typical_sdk_body():
@@ -76,34 +87,9 @@ BATCH_ODD_VALUES = [*ODD_VALUES, [], EVENTS * 500, EVENTS * 501, "x" * 1025, [1,
 BATCH_FIELDS = ["app_id", "sdk_version", "device_id", "events", "_api_key", "extra"]
 
 
-def _batches():
-    yield dict(BATCH)
-    yield {**BATCH, "device_id": " abc ", "_api_key": "ak_x_y"}
-    for field in BATCH_FIELDS:
-        yield {k: v for k, v in BATCH.items() if k != field}
-        for value in BATCH_ODD_VALUES:
-            yield {**BATCH, field: value}
-    rng = random.Random(11)
-    for _ in range(1500):
-        body = dict(BATCH)
-        for field in rng.sample(BATCH_FIELDS, rng.randint(1, 3)):
-            if rng.random() < 0.2:
-                body.pop(field, None)
-            else:
-                body[field] = rng.choice(BATCH_ODD_VALUES)
-        yield body
-
-
 def test_the_batch_fast_check_accepts_only_what_the_serializer_accepts_with_the_same_data():
-    from tracking.serializers import EventBatchInput, _event_batch_input_fast
-
-    accepted = 0
-    for body in _batches():
-        fast = _event_batch_input_fast(body)
-        if fast is None:
-            continue
-        accepted += 1
-        payload = EventBatchInput(data=body)
-        assert payload.is_valid(), body
-        assert fast == dict(payload.validated_data), body
-    assert accepted > 200
+    bodies = _bodies(BATCH, BATCH_FIELDS, BATCH_ODD_VALUES, seed=11, random_bodies=1500,
+                     at_most_changed=3)
+    extra = [{**BATCH, "device_id": " abc ", "_api_key": "ak_x_y"}]
+    _assert_fast_check_agrees(_event_batch_input_fast, EventBatchInput, [*extra, *bodies],
+                              at_least_accepted=200)
