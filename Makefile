@@ -1,7 +1,8 @@
 # make run: the service on the embedded default (SQLite, in-process tasks) unless DATABASE_URL
 # and REDIS_URL are set. make test: the whole suite. See README.md.
-PYTHON ?= python3.11
-VENV := .venv
+# Any supported Python (3.11 to 3.13): python3.11 if there is one, else python3, else a newer one.
+PYTHON ?= $(shell .ci/find-python)
+VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
@@ -9,7 +10,7 @@ STAMP := $(VENV)/.installed
 .PHONY: install run migrate test lint worker beat web clean
 
 $(STAMP): requirements.txt
-	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
+	@test -x $(BIN)/python || test -n "$(PYTHON)" || exit 1
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
