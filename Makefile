@@ -29,7 +29,7 @@ web: migrate
 	$(BIN)/gunicorn attribution_site.wsgi -c gunicorn.conf.py
 
 worker: install
-	DEBUG=$${DEBUG-1} $(BIN)/celery -A attribution_site worker -Q celery,delivery --loglevel=INFO
+	DEBUG=$${DEBUG-1} $(BIN)/celery -A attribution_site worker --loglevel=INFO
 
 beat: install
 	DEBUG=$${DEBUG-1} $(BIN)/celery -A attribution_site beat --loglevel=INFO

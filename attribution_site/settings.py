@@ -14,6 +14,7 @@ from pathlib import Path
 import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 from attribution_site.env import Env
 
@@ -144,6 +145,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2,
                                    "max_retries": 1}
 CELERY_BEAT_SCHEDULE: dict = {}
+# Every queue a task is routed to, declared: `celery -A attribution_site worker` with no -Q
+# consumes all of them, so nobody has to know their names. `-Q delivery` still starts a pool
+# that only sends postbacks and webhooks (docs/delivery.md, "Running it").
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (
+    Queue("celery", Exchange("celery", type="direct"), routing_key="celery"),
+    Queue("delivery", Exchange("delivery", type="direct"), routing_key="delivery"),
+)
 
 # --- Delivery -------------------------------------------------------------------------------
 # Postbacks and webhooks (docs/delivery.md). Total budget of one outbound request, in seconds.
@@ -155,10 +164,14 @@ DELIVERY_ALLOW_PRIVATE_NETWORKS = env.bool("DELIVERY_ALLOW_PRIVATE_NETWORKS", Fa
 # A pending delivery this long past due is presumed to have lost its message and re-enqueued.
 DELIVERY_SWEEP_GRACE_SECONDS = env.int("DELIVERY_SWEEP_GRACE_SECONDS", 120, minimum=0)
 DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum=1)
-# A queue of its own, so slow receivers never hold up other work (make worker consumes it).
+# How often beat sends the sweep (and checks for overdue deliveries, docs/delivery.md).
+DELIVERY_SWEEP_INTERVAL_SECONDS = env.int("DELIVERY_SWEEP_INTERVAL_SECONDS", 60, minimum=1)
+# A queue of its own (declared in CELERY_TASK_QUEUES), so slow receivers never hold up other
+# work.
 CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"}}
 CELERY_BEAT_SCHEDULE["delivery-sweep"] = {
-    "task": "delivery.sweep", "schedule": 60.0, "options": {"expires": 55}}
+    "task": "delivery.sweep", "schedule": float(DELIVERY_SWEEP_INTERVAL_SECONDS),
+    "options": {"expires": max(1, DELIVERY_SWEEP_INTERVAL_SECONDS - 5)}}
 CELERY_BEAT_SCHEDULE["delivery-prune"] = {
     "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}}
 
