@@ -35,7 +35,7 @@ class CampaignCostAdmin(admin.ModelAdmin):
 
 @admin.register(RollupState)
 class RollupStateAdmin(admin.ModelAdmin):
-    list_display = ("cutoff", "refreshed_at", "events_through_id")
+    list_display = ("data_through",)
 
     def has_add_permission(self, request):
         return False

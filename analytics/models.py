@@ -1,10 +1,10 @@
 """Analytics storage: what operators enter (cost rows, currency rates, an app's report currency)
 and the daily rollups the Analytics endpoints read (spec: Analytics endpoints).
 
-The rollups are derived data. Each is a pure function of tracking's rows for one (app, day)
-and is rebuilt whole for that day by `analytics.rollups` (delete, then insert), so rebuilding a
-day twice changes nothing. They never hold converted money: amounts stay in the currency they
-arrived in and are converted when read, so a corrected rate applies at once. Definitions of
+The rollups are derived data: sums over tracking's rows for one (app, day), which
+`analytics.rollups` adds to as rows commit and can rebuild whole for any day. They never hold
+converted money: amounts stay in the currency they arrived in and are converted when read, so a
+corrected rate applies at once. Definitions of
 every figure: docs/metrics.md. Design and lag: docs/analytics.md.
 """
 
@@ -96,17 +96,16 @@ class CampaignCost(models.Model):
 # --- Rollup bookkeeping -----------------------------------------------------------------------
 
 class RollupState(models.Model):
-    """The single row recording how far tracking's tables have been scanned for changes."""
+    """The single row recording how far the rollups have taken in tracking's tables."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
-    installs_through = models.DateTimeField(null=True, blank=True)
-    clicks_through = models.DateTimeField(null=True, blank=True)
-    events_through_id = models.BigIntegerField(default=0)
-    cutoff = models.DateTimeField(null=True, blank=True)
-    refreshed_at = models.DateTimeField(null=True, blank=True)
+    # tracking.changes.Watermark as JSON: what had committed when the rollups last moved on.
+    watermark = models.JSONField(null=True, blank=True)
+    # When that watermark was taken: every figure is complete up to then, but for queued days.
+    data_through = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
-        return f"rollups scanned through {self.cutoff}"
+        return f"rollups complete through {self.data_through}"
 
 
 class RollupKind(models.IntegerChoices):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
-from django.utils import timezone
 
 from analytics import rollups
 
 
 @shared_task(name="analytics.rollups_refresh", ignore_result=True)
 def rollups_refresh() -> None:
-    # A run that overlaps the next one is harmless: the scan is locked and each queued day is
-    # claimed by one worker; the budget keeps a backlog from hitting the task time limit.
-    rollups.refresh(now=timezone.now(), budget_seconds=settings.ANALYTICS_ROLLUP_BUDGET_SECONDS)
+    # A run that overlaps the next one is harmless: the second finds the lock taken and
+    # returns; the budget keeps a backlog of rebuilds from hitting the task time limit.
+    rollups.refresh(budget_seconds=settings.ANALYTICS_ROLLUP_BUDGET_SECONDS)

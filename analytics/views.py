@@ -71,7 +71,7 @@ class AnalyticsView(OrganizationScopedView):
         app = self.get_app(params.validated_data["app_id"])
         self.app = app
         if settings.ANALYTICS_REFRESH_ON_READ and self.reads_rollups:
-            rollups.refresh_if_stale(now=timezone.now())
+            rollups.refresh_on_read()
         period = queries.Period(app_id=app.id, start=params.validated_data["start_date"],
                                 end=params.validated_data["end_date"])
         return period, queries.report_currency(app_id=app.id), params.validated_data

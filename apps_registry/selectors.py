@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -144,3 +145,9 @@ def _api_key_record_shared(key_id: str) -> KeyRecord | None:
     except Exception:  # noqa: BLE001
         pass
     return record
+
+
+def existing_app_ids(*, app_ids: Iterable[uuid.UUID] | None = None) -> set[uuid.UUID]:
+    """Which of these app ids still exist (every app's id when none are given)."""
+    apps = App.objects.all() if app_ids is None else App.objects.filter(id__in=list(app_ids))
+    return set(apps.values_list("id", flat=True))

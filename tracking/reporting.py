@@ -1,12 +1,11 @@
 """Read-only reporting over tracking's tables, in plain rows, for the analytics app (spec:
 Analytics endpoints). Analytics reads clicks, installs and events only through these functions.
 
-Every query is bounded by an app and an index: (app, installed_at) for installs, (app,
-clicked_at) for the click archive, (app, occurred_at) and the primary key for events. Times are
-UTC and a "day" is a UTC calendar day. Installs and clicks are stamped by the server when they
-arrive, so their own time is also their arrival time; events carry the client's `occurred_at`,
-so new events are found by id instead. `bulk_load` is the one write here: the demo seeder's
-fast path (PostgreSQL COPY, or bulk_create elsewhere).
+Rows are chosen by a scope: `OneDay` (one app's day, as committed by a watermark: what a
+rebuild reads, through the (app, time) indexes) or `Arrivals` (every app's rows committed
+between two watermarks: what an incremental pass reads, through the commit-order index; see
+tracking/changes.py). Times are UTC and a "day" is a UTC calendar day. `bulk_load` is the one
+write here: the demo seeder's fast path (PostgreSQL COPY, or bulk_create elsewhere).
 """
 
 from __future__ import annotations
@@ -19,9 +18,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.db import connection, models, transaction
-from django.db.models import CharField, Count, Func, Max, Min, Q, Sum, TextField
+from django.db.models import CharField, Count, Func, Max, Min, TextField
 from django.db.models.functions import Cast, TruncDate
 
+from tracking import changes
+from tracking.changes import Watermark
 from tracking.models import Click, ClickArchive, Event, Install
 
 EXPORT_CHUNK_ROWS = 5_000
@@ -29,6 +30,7 @@ EXPORT_CHUNK_ROWS = 5_000
 
 @dataclass(frozen=True)
 class InstallRow:
+    app_id: uuid.UUID
     id: uuid.UUID
     device_id: str | None
     installed_at: datetime
@@ -49,18 +51,37 @@ class ClickRow:
 
 
 @dataclass(frozen=True)
-class InstallRevenueRow:
-    """Revenue events of one day for one install (install_id None: events linked to none)."""
+class ClickCount:
+    app_id: uuid.UUID
+    day: date
+    media_source: str
+    campaign_id: str
+    clicks: int
 
+
+@dataclass(frozen=True)
+class RevenueEventRow:
+    """A revenue event with its install's attribution (install_id None: linked to none)."""
+
+    app_id: uuid.UUID
+    day: date
     install_id: uuid.UUID | None
     installed_at: datetime | None
     is_organic: bool | None
     media_source: str | None
     campaign_id: str | None
     currency: str
-    revenue: Decimal
-    refunds: Decimal
-    events: int
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class Activity:
+    """An install with at least one event on `day`, and the day it installed."""
+
+    app_id: uuid.UUID
+    install_id: uuid.UUID
+    cohort: date
+    day: date
 
 
 def day_bounds(day: date) -> tuple[datetime, datetime]:
@@ -68,67 +89,56 @@ def day_bounds(day: date) -> tuple[datetime, datetime]:
     return start, start + timedelta(days=1)
 
 
-# --- What changed -----------------------------------------------------------------------------
+# --- Which rows: one day of one app, or every app's arrivals --------------------------------
 
-def install_days_recorded(*, after: datetime | None, through: datetime) -> dict[uuid.UUID, set]:
-    """The install days of each app that got installs stamped in (after, through]."""
-    return _days_recorded(Install, "installed_at", after=after, through=through)
+@dataclass(frozen=True)
+class OneDay:
+    """One UTC day of one app, as committed by `seen` (what a rebuild of the day reads)."""
 
-
-def click_days_recorded(*, after: datetime | None, through: datetime) -> dict[uuid.UUID, set]:
-    """The click days of each app that got archived clicks stamped in (after, through]."""
-    return _days_recorded(ClickArchive, "clicked_at", after=after, through=through)
-
-
-def _days_recorded(model, stamp: str, *, after, through) -> dict[uuid.UUID, set]:
-    found: dict[uuid.UUID, set] = {}
-    for app_id in _app_ids(model):
-        rows = model.objects.filter(app_id=app_id, **{f"{stamp}__lte": through})
-        if after is not None:
-            rows = rows.filter(**{f"{stamp}__gt": after})
-        days = set(rows.annotate(day=TruncDate(stamp)).values_list("day", flat=True)
-                   .distinct().order_by())
-        if days:
-            found[app_id] = days
-    return found
+    app_id: uuid.UUID
+    day: date
+    seen: Watermark
 
 
-def _app_ids(model) -> Iterator[uuid.UUID]:
-    # A loose index scan: one probe of the (app, time) index per app, instead of a DISTINCT
-    # over the whole table.
-    last = None
-    while True:
-        rows = model.objects.order_by("app_id")
-        if last is not None:
-            rows = rows.filter(app_id__gt=last)
-        last = rows.values_list("app_id", flat=True).first()
-        if last is None:
-            return
-        yield last
+@dataclass(frozen=True)
+class Arrivals:
+    """Every app's rows committed after one watermark and by the next (what a pass reads)."""
+
+    after: Watermark
+    through: Watermark
 
 
-def event_id_ceiling(*, after_id: int, received_through: datetime) -> int:
-    """The largest id such that every event in (after_id, id] was received by the deadline.
-
-    Ids are handed out before commit, so a reader can see id n+1 before id n commits. Stopping
-    below the first event received after the deadline, and keeping the deadline a safety margin
-    behind the clock, leaves out any event whose transaction could still be open.
-    """
-    too_new = (Event.objects.filter(id__gt=after_id, received_at__gt=received_through)
-               .aggregate(first=Min("id"))["first"])
-    if too_new is not None:
-        return too_new - 1
-    return Event.objects.filter(id__gt=after_id).aggregate(last=Max("id"))["last"] or after_id
+Scope = OneDay | Arrivals
 
 
-def event_days_recorded(*, after_id: int, through_id: int) -> dict[uuid.UUID, set]:
-    """The event days (by occurred_at) of each app among events with ids in (after, through]."""
-    found: dict[uuid.UUID, set] = {}
-    rows = (Event.objects.filter(id__gt=after_id, id__lte=through_id)
-            .annotate(day=TruncDate("occurred_at")).values_list("app_id", "day")
-            .distinct().order_by())
-    for app_id, day in rows:
-        found.setdefault(app_id, set()).add(day)
+def _rows(model, table: str, stamp: str, scope: Scope):
+    if isinstance(scope, Arrivals):
+        return changes.arrived(model.objects.all(), table, after=scope.after,
+                               through=scope.through)
+    start, end = day_bounds(scope.day)
+    rows = model.objects.filter(app_id=scope.app_id, **{f"{stamp}__gte": start,
+                                                         f"{stamp}__lt": end})
+    return changes.seen_by(rows, table, scope.seen)
+
+
+def arrival_counts(scope: Arrivals) -> dict[str, int]:
+    """How many installs, archived clicks and events arrived, by table."""
+    return {table: changes.arrived(model.objects.all(), table, after=scope.after,
+                                   through=scope.through).count()
+            for table, model in changes.TABLES.items()}
+
+
+def days_arrived(scope: Arrivals) -> dict[str, dict[uuid.UUID, set[date]]]:
+    """The days (UTC, by the row's own time) of each app that arrivals touched, by table."""
+    found: dict[str, dict[uuid.UUID, set[date]]] = {}
+    for table, stamp in (("installs", "installed_at"), ("clicks", "clicked_at"),
+                         ("events", "occurred_at")):
+        found[table] = {}
+        rows = (_rows(changes.TABLES[table], table, stamp, scope)
+                .annotate(day=TruncDate(stamp)).values_list("app_id", "day").distinct()
+                .order_by())
+        for app_id, day in rows:
+            found[table].setdefault(app_id, set()).add(day)
     return found
 
 
@@ -145,14 +155,13 @@ def app_activity_span(*, app_id: uuid.UUID) -> tuple[date, date] | None:
     return min(ends).astimezone(UTC).date(), max(ends).astimezone(UTC).date()
 
 
-# --- One day of one app -----------------------------------------------------------------------
+# --- Rows for the rollups ---------------------------------------------------------------------
 
-def installs_on_day(*, app_id: uuid.UUID, day: date) -> list[InstallRow]:
-    start, end = day_bounds(day)
-    rows = Install.objects.filter(app_id=app_id, installed_at__gte=start, installed_at__lt=end)
+def installs(scope: Scope) -> list[InstallRow]:
+    rows = _rows(Install, "installs", "installed_at", scope)
     return [InstallRow(*values) for values in rows.values_list(
-        "id", "device_id", "installed_at", "is_organic", "media_source", "campaign_id",
-        "click_id", "attributed_touch_time")]
+        "app_id", "id", "device_id", "installed_at", "is_organic", "media_source",
+        "campaign_id", "click_id", "attributed_touch_time")]
 
 
 def device_clicks_for_installs_on_day(*, app_id: uuid.UUID, day: date,
@@ -166,6 +175,20 @@ def device_clicks_for_installs_on_day(*, app_id: uuid.UUID, day: date,
     rows = ClickArchive.objects.filter(app_id=app_id, clicked_at__gte=start - window,
                                        clicked_at__lt=end, advertising_id__in=devices)
     return _click_rows(rows)
+
+
+def recent_device_clicks(*, app_id: uuid.UUID, device_ids: Iterable[str], since: datetime,
+                         until: datetime) -> list[ClickRow]:
+    """Clicks of these devices in [since, until], from the hot store and its device index (the
+    archive has the same rows, but no index to find them by device). The hot store keeps the
+    attribution window and an hour more, so `since` must not be older than that."""
+    ids = sorted(set(device_ids))
+    found: list[ClickRow] = []
+    for offset in range(0, len(ids), 1_000):
+        found.extend(_click_rows(Click.objects.filter(
+            app_id=app_id, advertising_id__in=ids[offset:offset + 1_000],
+            clicked_at__gte=since, clicked_at__lte=until)))
+    return found
 
 
 def clicks_by_id(*, app_id: uuid.UUID, click_ids: Iterable[uuid.UUID]) -> list[ClickRow]:
@@ -182,45 +205,71 @@ def _click_rows(rows) -> list[ClickRow]:
         "id", "advertising_id", "media_source", "campaign_id", "clicked_at")]
 
 
-def click_counts_on_day(*, app_id: uuid.UUID, day: date) -> list[tuple[str, str, int]]:
-    """(media_source, campaign_id, clicks) of the archived clicks of the day."""
-    start, end = day_bounds(day)
-    return list(ClickArchive.objects.filter(app_id=app_id, clicked_at__gte=start,
-                                            clicked_at__lt=end)
-                .values_list("media_source", "campaign_id").annotate(clicks=Count("id"))
-                .order_by())
+def click_counts(scope: Scope) -> list[ClickCount]:
+    """Archived clicks counted per app, day, media source and campaign."""
+    rows = (_rows(ClickArchive, "clicks", "clicked_at", scope)
+            .annotate(day=TruncDate("clicked_at"))
+            .values_list("app_id", "day", "media_source", "campaign_id")
+            .annotate(clicks=Count("id")).order_by())
+    return [ClickCount(*values) for values in rows]
 
 
-def revenue_by_install_on_day(*, app_id: uuid.UUID, day: date) -> list[InstallRevenueRow]:
-    """Revenue events of the day (by occurred_at) summed per install and currency. An amount
-    without a currency comes back under currency "" rather than being left out."""
-    start, end = day_bounds(day)
-    rows = (Event.objects.filter(app_id=app_id, occurred_at__gte=start, occurred_at__lt=end,
-                                 revenue_amount__isnull=False)
-            .values_list("install_id", "install__installed_at", "install__is_organic",
-                         "install__media_source", "install__campaign_id", "revenue_currency")
-            .annotate(revenue=Sum("revenue_amount"),
-                      refunds=Sum("revenue_amount", filter=Q(revenue_amount__lt=0)),
-                      events=Count("id"))
-            .order_by())
-    return [InstallRevenueRow(install_id=r[0], installed_at=r[1], is_organic=r[2],
-                              media_source=r[3], campaign_id=r[4], currency=r[5] or "",
-                              revenue=r[6], refunds=r[7] or Decimal(0), events=r[8])
-            for r in rows]
+def revenue_events(scope: Scope) -> list[RevenueEventRow]:
+    """Revenue events (by occurred_at day), one row each, with their install's attribution.
+    An amount without a currency comes back under currency "" rather than being left out."""
+    rows = (_rows(Event, "events", "occurred_at", scope)
+            .filter(revenue_amount__isnull=False)
+            .annotate(day=TruncDate("occurred_at"))
+            .values_list("app_id", "day", "install_id", "install__installed_at",
+                         "install__is_organic", "install__media_source",
+                         "install__campaign_id", "revenue_currency", "revenue_amount"))
+    return [RevenueEventRow(app_id=r[0], day=r[1], install_id=r[2], installed_at=r[3],
+                            is_organic=r[4], media_source=r[5], campaign_id=r[6],
+                            currency=r[7] or "", amount=r[8])
+            for r in rows.iterator(chunk_size=EXPORT_CHUNK_ROWS)]
 
 
-def active_installs_by_cohort_day(*, app_id: uuid.UUID, day: date,
-                                  max_age_days: int) -> list[tuple[date, int]]:
-    """(install day, installs with any event on `day`) for installs of the `max_age_days`
-    days before `day`."""
-    start, end = day_bounds(day)
-    rows = (Event.objects.filter(app_id=app_id, occurred_at__gte=start, occurred_at__lt=end,
-                                 install__installed_at__gte=start - timedelta(days=max_age_days),
-                                 install__installed_at__lt=start)
+def active_installs_by_cohort_day(scope: OneDay, *, max_age_days: int) -> list[tuple[date, int]]:
+    """(install day, installs with any event on the day) for installs of the `max_age_days`
+    days before the day."""
+    start, _end = day_bounds(scope.day)
+    rows = (_rows(Event, "events", "occurred_at", scope)
+            .filter(install__installed_at__gte=start - timedelta(days=max_age_days),
+                    install__installed_at__lt=start)
             .annotate(cohort=TruncDate("install__installed_at"))
             .values_list("cohort").annotate(active=Count("install_id", distinct=True))
             .order_by())
     return list(rows)
+
+
+def activity_arrived(scope: Arrivals, *, max_age_days: int) -> list[Activity]:
+    """Each (install, day) with an arrived event on a day 1 to `max_age_days` days after the
+    install's own day, once."""
+    rows = (_rows(Event, "events", "occurred_at", scope).filter(install_id__isnull=False)
+            .annotate(day=TruncDate("occurred_at"), cohort=TruncDate("install__installed_at"))
+            .values_list("app_id", "install_id", "cohort", "day").distinct().order_by())
+    return [Activity(*row) for row in rows
+            if 1 <= (row[3] - row[2]).days <= max_age_days]
+
+
+def active_before(activity: Sequence[Activity], *, seen: Watermark) -> set[tuple[uuid.UUID, date]]:
+    """Which of these (install, day) already had an event committed by `seen`."""
+    wanted = {(a.install_id, a.day) for a in activity}
+    found: set[tuple[uuid.UUID, date]] = set()
+    by_install: dict[uuid.UUID, list[date]] = {}
+    for install_id, day in wanted:
+        by_install.setdefault(install_id, []).append(day)
+    install_ids = sorted(by_install)
+    for offset in range(0, len(install_ids), 1_000):
+        chunk = install_ids[offset:offset + 1_000]
+        days = [day for install_id in chunk for day in by_install[install_id]]
+        rows = changes.seen_by(Event.objects.filter(
+            install_id__in=chunk, occurred_at__gte=day_bounds(min(days))[0],
+            occurred_at__lt=day_bounds(max(days))[1]), "events", seen)
+        found.update(pair for pair in rows.annotate(day=TruncDate("occurred_at"))
+                     .values_list("install_id", "day").distinct().order_by()
+                     if pair in wanted)
+    return found
 
 
 # --- Raw rows for CSV export ------------------------------------------------------------------

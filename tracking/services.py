@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -331,15 +331,19 @@ def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]
 
 # --- Retention ------------------------------------------------------------------------------
 
+# Clicks stay in the hot store this long past the window, so the analytics pass can read a
+# new install's whole window there (reporting.recent_device_clicks) even just after a prune.
+HOT_STORE_SLACK = timedelta(hours=1)
+
+
 def clicks_prune(*, now: datetime, retention_days: int, batch_size: int = 10_000,
                  progress=None) -> int:
-    """Delete hot-store clicks older than the window, a batch at a time; the archive stays.
+    """Delete hot-store clicks older than the window and HOT_STORE_SLACK, a batch at a time;
+    the archive stays.
 
     Batches keep each DELETE short (no long lock, bounded WAL); running it twice is harmless.
     """
-    from datetime import timedelta
-
-    cutoff = now - timedelta(days=retention_days)
+    cutoff = now - timedelta(days=retention_days) - HOT_STORE_SLACK
     deleted = 0
     while True:
         ids = list(Click.objects.filter(clicked_at__lt=cutoff)

@@ -54,11 +54,15 @@ def test_load_currency_rates_refuses_a_bad_file_whole(tmp_path, line, message):
     assert not CurrencyRate.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)  # a refresh sees its own transaction's rows at once
 def test_analytics_refresh_picks_up_new_data(app, capsys):
-    install(app, timezone.now() - timedelta(minutes=5), "a")
+    install(app, timezone.now() - timedelta(days=2), "a")
+    call_command("analytics_refresh")  # the first refresh rebuilds every day there is
+    assert "Added 0 new rows, queued 3 days, rebuilt 3, 0 pending." in capsys.readouterr().out
+    install(app, timezone.now(), "b")
     call_command("analytics_refresh")
-    assert "Queued 1 days, rebuilt 1, 0 pending." in capsys.readouterr().out
-    assert DailyInstallStat.objects.filter(app=app).count() == 1
+    assert "Added 1 new rows, queued 0 days, rebuilt 0, 0 pending." in capsys.readouterr().out
+    assert DailyInstallStat.objects.filter(app=app).count() == 2
 
 
 def test_analytics_refresh_rebuilds_one_app(app, capsys):

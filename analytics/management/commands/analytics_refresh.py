@@ -1,8 +1,8 @@
 """`manage.py analytics_refresh [--app APP_ID [--start DAY] [--end DAY]]`: bring the daily
 rollups up to date now, without waiting for beat.
 
-Without --app: what the beat task does, with no time budget (picks up everything recorded
-since the last scan). With --app: also rebuild every day of that app (or of --start..--end),
+Without --app: what the beat task does, with no time budget (adds everything committed since
+the last refresh, and rebuilds every queued day). With --app: also rebuild every day of that app (or of --start..--end),
 e.g. after loading data with historical timestamps behind the tracking services' back.
 """
 
@@ -12,7 +12,6 @@ import uuid
 from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 
 from analytics import rollups
 from analytics.progress import Progress
@@ -37,9 +36,10 @@ class Command(BaseCommand):
         if app_id is None:
             if start or end:
                 raise CommandError("--start and --end need --app")
-            outcome = rollups.refresh(now=timezone.now())
-            self.stdout.write(f"Queued {outcome.days_queued:,} days, rebuilt "
-                              f"{outcome.days_rebuilt:,}, {outcome.days_pending:,} pending.")
+            outcome = rollups.refresh()
+            self.stdout.write(f"Added {outcome.rows_added:,} new rows, queued "
+                              f"{outcome.days_queued:,} days, rebuilt {outcome.days_rebuilt:,}, "
+                              f"{outcome.days_pending:,} pending.")
             return
         try:
             app_uuid = uuid.UUID(app_id)

@@ -1,0 +1,110 @@
+"""An incremental pass: add to the rollups what committed in tracking since the last pass.
+
+A pass takes a new watermark from the database (tracking/changes.py), reads the rows committed
+after the stored one and by the new one, adds their figures to the rollups, and stores the new
+watermark, all in the caller's transaction: the figures and the watermark move together, so a
+row is added exactly once whatever fails or runs twice. Nothing is added to the SDK hot paths.
+
+Two cases go the rebuild way instead (their days are queued, see analytics.rollups.rebuild):
+a backlog larger than INCREMENTAL_LIMIT rows (a bulk load, or beat stopped for a while), where
+rebuilding the touched days is cheaper than adding row by row; and installs stamped more than
+RECENT_INSTALL_AGE before the watermark (an import, or a pass delayed that long), whose
+touchpoint clicks may be gone from the click hot store the pass reads them from.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from datetime import date, timedelta
+
+from django.conf import settings
+
+from analytics.models import InstallTouchpoint, RollupKind
+from analytics.rollups import figures, store
+from apps_registry.selectors import existing_app_ids
+from tracking import reporting
+from tracking.changes import Watermark
+from tracking.services import HOT_STORE_SLACK
+
+INCREMENTAL_LIMIT = 50_000
+RECENT_INSTALL_AGE = HOT_STORE_SLACK / 2
+KIND_OF_TABLE = {"installs": RollupKind.INSTALLS, "clicks": RollupKind.CLICKS,
+                 "events": RollupKind.EVENTS}
+
+
+def apply(*, after: Watermark, through: Watermark) -> dict[tuple, set[date]] | int:
+    """Add the arrivals between two watermarks. Returns how many rows were added, or, when
+    they must be rebuilt instead, the days to queue: {(app_id, kind): days}."""
+    scope = reporting.Arrivals(after=after, through=through)
+    counts = reporting.arrival_counts(scope)
+    if sum(counts.values()) > INCREMENTAL_LIMIT:
+        return _days_to_rebuild(scope)
+    installs = reporting.installs(scope) if counts["installs"] else []
+    if any(i.installed_at < through.taken_at - RECENT_INSTALL_AGE for i in installs):
+        return _days_to_rebuild(scope)
+    clicks = reporting.click_counts(scope) if counts["clicks"] else []
+    revenue = reporting.revenue_events(scope) if counts["events"] else []
+    activity = (reporting.activity_arrived(scope, max_age_days=figures.RETENTION_MAX_AGE)
+                if counts["events"] else [])
+    # An app deleted since its rows arrived has no rollups left to add to.
+    live = existing_app_ids(app_ids={row.app_id for rows in (installs, clicks, revenue, activity)
+                                     for row in rows})
+    if installs:
+        _add_installs([row for row in installs if row.app_id in live])
+    store.add_clicks(figures.click_figures(row for row in clicks if row.app_id in live))
+    revenue = [row for row in revenue if row.app_id in live]
+    if revenue:
+        paid = {row.install_id for row in revenue if row.install_id and not row.is_organic}
+        store.add_revenue(figures.revenue_figures(revenue, weights=touchpoint_weights(paid)))
+    activity = [row for row in activity if row.app_id in live]
+    if activity:
+        already = reporting.active_before(activity, seen=after)
+        store.add_retention(figures.retention_increments(activity, already))
+    return sum(counts.values())
+
+
+def _days_to_rebuild(scope: reporting.Arrivals) -> dict[tuple, set[date]]:
+    return {(app_id, KIND_OF_TABLE[table]): days
+            for table, by_app in reporting.days_arrived(scope).items()
+            for app_id, days in by_app.items()}
+
+
+def _add_installs(installs: list[reporting.InstallRow]) -> None:
+    paid = [install for install in installs if not install.is_organic]
+    by_app: dict[uuid.UUID, list[reporting.InstallRow]] = defaultdict(list)
+    for install in paid:
+        by_app[install.app_id].append(install)
+    touches: dict[uuid.UUID, list] = {}
+    for app_id, app_installs in by_app.items():
+        device_clicks = _device_clicks(app_id, app_installs)
+        own = reporting.clicks_by_id(app_id=app_id, click_ids=figures.missing_own_clicks(
+            app_installs, device_clicks))
+        touches.update(figures.touches_for(app_installs, device_clicks=device_clicks,
+                                           own_clicks={c.id: c for c in own}))
+    half_life = timedelta(hours=settings.ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS)
+    store.add_installs(figures.install_figures(installs, touches=touches, half_life=half_life))
+
+
+def _device_clicks(app_id: uuid.UUID,
+                   installs: list[reporting.InstallRow]) -> list[reporting.ClickRow]:
+    with_device = [install for install in installs if install.device_id]
+    if not with_device:
+        return []
+    return reporting.recent_device_clicks(
+        app_id=app_id, device_ids=[install.device_id for install in with_device],
+        since=min(install.installed_at for install in with_device) - figures.TOUCHPOINT_WINDOW,
+        until=max(install.installed_at for install in with_device))
+
+
+def touchpoint_weights(install_ids) -> figures.Weights:
+    """The stored touchpoint shares of these installs."""
+    ids = sorted(install_ids)
+    found: figures.Weights = defaultdict(list)
+    for offset in range(0, len(ids), 1_000):
+        for install_id, media_source, campaign_id, *shares in (
+                InstallTouchpoint.objects.filter(install_id__in=ids[offset:offset + 1_000])
+                .values_list("install_id", "media_source", "campaign_id",
+                             *figures.MODEL_FIELDS)):
+            found[install_id].append((media_source, campaign_id, tuple(shares)))
+    return found
