@@ -7,7 +7,11 @@ that database and Redis db 14, logs in as the demo user and, for the 30 full day
   the median and 95th percentile of the full request (headers to last byte);
 - streams each export type, counting rows, and reports rows per second and the worker's peak
   resident memory before and after (flat memory: the peak does not grow with the rows);
-- times one beat-style rebuild of a day of each kind (what a refresh costs in steady state).
+- times one rebuild of a day of each kind (what a repair or a backlog costs per day);
+- with a worker and beat started the ordinary way (`celery -A attribution_site worker`,
+  `... beat`), measures freshness: how long after an SDK click, install or revenue event, or
+  a cost import, is answered the dashboard of today shows it (--samples of each, sequential,
+  polled every 50 ms), and the endpoint timings above are taken while they run.
 
     .venv/bin/python bench/analytics_bench.py                       # 1M installs, 10M events
     .venv/bin/python bench/analytics_bench.py --installs 20000 --events 200000 \\
@@ -24,11 +28,15 @@ import argparse
 import http.client
 import json
 import os
+import random
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
+import uuid
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -50,6 +58,8 @@ def parse_args():
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--range-days", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=30, help="requests per endpoint")
+    parser.add_argument("--samples", type=int, default=30, help="freshness samples per kind")
+    parser.add_argument("--skip-exports", action="store_true")
     parser.add_argument("--reuse", action="store_true", help="keep the seeded database")
     parser.add_argument("--database",
                         default="postgres://postgres@127.0.0.1:5432/attr_bench_analytics")
@@ -94,6 +104,23 @@ def start_server(args) -> subprocess.Popen:
             time.sleep(0.2)
     server.terminate()
     raise SystemExit("gunicorn did not start")
+
+
+def start_celery(args, tmp: Path) -> list[subprocess.Popen]:
+    """A worker and beat as the README starts them (beat's schedule file kept out of the tree)."""
+    celery = str(Path(PYTHON).with_name("celery"))
+    commands = [[celery, "-A", "attribution_site", "worker", "--loglevel=WARNING"],
+                [celery, "-A", "attribution_site", "beat", "--loglevel=WARNING",
+                 "-s", str(tmp / "celerybeat-schedule")]]
+    return [subprocess.Popen(command, cwd=ROOT, env=service_env(args), start_new_session=True)
+            for command in commands]
+
+
+def stop(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        process.wait(30)
 
 
 def worker_pids(master: int) -> list[int]:
@@ -175,6 +202,71 @@ def _path(endpoint: str, app_id: str, start: date, end: date, extra: dict) -> st
     return f"/api/v1/analytics/{endpoint}?{query}"
 
 
+def sdk_key(client: Client, app_id: str) -> str:
+    status, body = client.call("POST", f"/api/v1/apps/{app_id}/keys", {"name": "freshness"})
+    assert status == 201, body
+    return json.loads(body)["data"]["key"]["full_key"]
+
+
+def measure_freshness(client: Client, app_id: str, key: str, samples: int) -> dict:
+    """Seconds from an answered write to the first dashboard of today that shows it."""
+    today = date.today()
+    dashboard = _path("dashboard", app_id, today, today, {})
+
+    def kpis() -> dict:
+        status, body = client.call("GET", dashboard)
+        assert status == 200, body[:500]
+        return json.loads(body)["data"]["kpis"]
+
+    def send(method: str, path: str, body: dict | None = None) -> None:
+        headers = {"Content-Type": "application/json", "X-API-Key": key}
+        # A connection per write: gunicorn closes one idle for 2 s, as it is between samples.
+        sdk = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+        sdk.request(method, path, json.dumps(body) if body else None, headers)
+        response = sdk.getresponse()
+        response.read()
+        assert response.status in (200, 201, 302), (path, response.status)
+
+    def click(device: str, n: int) -> None:
+        query = urllib.parse.urlencode({"app_id": app_id, "pid": "freshness", "c": f"c{n}",
+                                        "advertising_id": device})
+        send("GET", f"/api/v1/clicks?{query}")
+
+    def install(device: str, n: int) -> None:
+        send("POST", "/api/v1/installs", {"app_id": app_id, "platform": "android",
+                                          "sdk_version": "1.0", "device_id": device})
+
+    def revenue(device: str, n: int) -> None:
+        send("POST", "/api/v1/events", {
+            "app_id": app_id, "sdk_version": "1.0", "device_id": device, "events": [{
+                "event_name": "purchase", "properties": {"amount": 1.5, "currency": "USD"},
+                "timestamp": int(time.time() * 1000), "session_id": str(uuid.uuid4())}]})
+
+    def cost(device: str, n: int) -> None:
+        status, body = client.call("POST", "/api/v1/costs", {"app_id": app_id, "rows": [{
+            "date": today.isoformat(), "media_source": "freshness", "campaign_id": device,
+            "cost": "2.00", "currency": "USD"}]})
+        assert status == 200, body[:500]
+
+    kinds = {"click": (click, "total_clicks"), "install": (install, "total_installs"),
+             "revenue event": (revenue, "total_revenue"), "cost import": (cost, "total_cost")}
+    found: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for n in range(samples):
+        device = str(uuid.uuid4())
+        for kind, (write, figure) in kinds.items():
+            before = kpis()[figure]
+            # Written at a random moment of beat's cycle, not just after the last refresh.
+            time.sleep(random.uniform(0, 2))
+            write(device, n)
+            answered = time.perf_counter()
+            while kpis()[figure] == before:
+                if time.perf_counter() - answered > 60:
+                    raise SystemExit(f"{kind} not shown after 60 s: {before} -> {kpis()}")
+                time.sleep(0.05)
+            found[kind].append(time.perf_counter() - answered)
+    return found
+
+
 def time_exports(client: Client, server: subprocess.Popen, app_id: str, start: date,
                  end: date, runs: int) -> list[tuple]:
     """Per type: rows, the median of `runs` durations (the first run meets a cold cache),
@@ -233,16 +325,22 @@ def main() -> None:
                str(args.events), "--clicks", str(args.clicks), "--days", str(args.days))
         seed_seconds = time.perf_counter() - began
     server = start_server(args)
+    tmp = Path(tempfile.mkdtemp())
+    celery = start_celery(args, tmp)
     try:
         client = Client()
         app_id = demo_app_id(client)
         end = date.today() - timedelta(days=1)
         start = end - timedelta(days=args.range_days - 1)
         timings = time_endpoints(client, app_id, start, end, args.repeat)
-        exports = time_exports(client, server, app_id, start, end, runs=3)
-        whole = time_exports(client, server, app_id, end - timedelta(days=args.days + 7), end,
-                             runs=1)
+        freshness = measure_freshness(client, app_id, sdk_key(client, app_id), args.samples)
+        exports = whole = []
+        if not args.skip_exports:
+            exports = time_exports(client, server, app_id, start, end, runs=3)
+            whole = time_exports(client, server, app_id, end - timedelta(days=args.days + 7),
+                                 end, runs=1)
     finally:
+        stop(celery)
         server.terminate()
         server.wait()
     rebuilds = time_rebuilds(args, app_id, end - timedelta(days=args.range_days // 2))
@@ -258,15 +356,24 @@ def main() -> None:
         p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
         lines.append(f"| {label} | {statistics.median(values):.1f} | {p95:.1f} | "
                      f"{max(values):.1f} |")
-    lines += ["", "| Export | range | rows | median s | rows/s (median) | rows/s (slowest, "
-              "fastest) | worker peak RSS before -> after |",
-              "|---|---|---:|---:|---:|---|---|"]
-    for label, results in (("30 days, 3 runs", exports), ("all, 1 run", whole)):
-        for kind, rows, median, slowest, fastest, before, after in results:
-            lines.append(f"| {kind} | {label} | {rows:,} | {median:.1f} | "
-                         f"{rows / median:,.0f} | {rows / slowest:,.0f}, {rows / fastest:,.0f} "
-                         f"| {before:.0f} MB -> {after:.0f} MB |")
-    lines += ["", "| Rebuild of one day (beat, steady state) | ms |", "|---|---:|"]
+    lines += ["", f"Freshness (worker and beat running, {args.samples} samples each): seconds "
+              "from the write's answer to a dashboard of today that shows it", "",
+              "| write | median s | p95 s | max s |", "|---|---:|---:|---:|"]
+    for kind, values in freshness.items():
+        ordered = sorted(values)
+        p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+        lines.append(f"| {kind} | {statistics.median(values):.2f} | {p95:.2f} | "
+                     f"{max(values):.2f} |")
+    if exports:
+        lines += ["", "| Export | range | rows | median s | rows/s (median) | rows/s (slowest, "
+                  "fastest) | worker peak RSS before -> after |",
+                  "|---|---|---:|---:|---:|---|---|"]
+        for label, results in (("30 days, 3 runs", exports), ("all, 1 run", whole)):
+            for kind, rows, median, slowest, fastest, before, after in results:
+                lines.append(f"| {kind} | {label} | {rows:,} | {median:.1f} | "
+                             f"{rows / median:,.0f} | {rows / slowest:,.0f}, {rows / fastest:,.0f} "
+                             f"| {before:.0f} MB -> {after:.0f} MB |")
+    lines += ["", "| Rebuild of one day (a repair or a backlog) | ms |", "|---|---:|"]
     lines += [f"| {name} | {ms:.0f} |" for name, ms in rebuilds.items()]
     report = "\n".join(lines)
     print(report)
