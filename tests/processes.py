@@ -1,0 +1,104 @@
+"""The service's own processes, started in tests exactly as the README starts them, each in a
+process of its own on this test's database and the real Redis: the command's output is kept in
+a file, shown when something fails, and the whole process group is ended afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from django.conf import settings
+from django.db import connection
+
+README = Path(settings.BASE_DIR) / "README.md"
+
+
+def readme_commands(process: str) -> list[str]:
+    """The `celery -A attribution_site <process> ...` commands of the README, in order."""
+    pattern = rf"celery -A attribution_site {process}\b[^`\n#|]*"
+    return [match.strip() for match in re.findall(pattern, README.read_text())]
+
+
+def service_env(**extra: str) -> dict[str, str]:
+    """The environment of a service process that shares this test's database and Redis."""
+    database = connection.settings_dict
+    login = quote(database["USER"] or "")
+    if database["PASSWORD"]:
+        login += ":" + quote(database["PASSWORD"])
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=(f"postgres://{login}@{database['HOST']}:{database['PORT'] or 5432}"
+                      f"/{database['NAME']}"),
+        REDIS_URL=settings.REDIS_URL, SECRET_KEY=settings.SECRET_KEY, DEBUG="0",
+        PYTHONPATH=str(settings.BASE_DIR), PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+class Process:
+    """A command run as the README shows it, its output kept in a file for the test to read
+    and shown when the test fails."""
+
+    def __init__(self, command: str, *, env: dict[str, str], log_path: Path, cwd: Path):
+        argv = shlex.split(command)
+        # The celery of this virtualenv, the rest exactly as written.
+        argv[0] = str(Path(sys.executable).with_name(argv[0]))
+        self.command = command
+        self.log_path = log_path
+        with open(log_path, "wb") as log:
+            # A session of its own, so the worker's pool processes can be ended with it.
+            self.popen = subprocess.Popen(argv, env=env, cwd=cwd, stdout=log,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def wait_for_output(self, text: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.output():
+            if self.popen.poll() is not None:
+                raise AssertionError(f"{self.command!r} exited:\n{self.output()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} not in the output of {self.command!r}:\n"
+                                     f"{self.output()}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait(10)
+
+
+@contextmanager
+def running(commands: dict[str, str], *, tmp_path: Path, env: dict[str, str],
+            ready: dict[str, str]) -> Iterator[dict[str, Process]]:
+    """Start each named command (in `tmp_path`, so beat's schedule file lands there), wait for
+    its `ready` text, and stop them all at the end; their output is added to a failure."""
+    with ExitStack() as stack:
+        processes = {}
+        for name, command in commands.items():
+            process = Process(command, env=env, log_path=tmp_path / f"{name}.log",
+                              cwd=tmp_path)
+            stack.callback(process.stop)
+            processes[name] = process
+        for name, text in ready.items():
+            processes[name].wait_for_output(text)
+        try:
+            yield processes
+        except AssertionError as failure:
+            logs = "\n".join(f"--- {name}: {p.command}\n{p.output()[-4000:]}"
+                             for name, p in processes.items())
+            raise AssertionError(f"{failure}\n{logs}") from failure
