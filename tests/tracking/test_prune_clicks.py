@@ -40,3 +40,15 @@ def test_prune_runs_as_a_scheduled_task(api, app, settings):
     Click.objects.update(clicked_at=timezone.now() - timedelta(days=30))
     assert prune_clicks() == 1
     assert "tracking.prune_clicks" in settings.CELERY_BEAT_SCHEDULE
+
+
+def test_prune_keeps_an_hour_past_the_window_for_the_analytics_pass(api, app):
+    # reporting.recent_device_clicks reads a new install's whole window from the hot store.
+    for _ in range(2):
+        click_through(api, app)
+    kept, gone = Click.objects.values_list("id", flat=True)
+    now = timezone.now()
+    Click.objects.filter(id=kept).update(clicked_at=now - timedelta(days=7, minutes=30))
+    Click.objects.filter(id=gone).update(clicked_at=now - timedelta(days=7, hours=2))
+    call_command("prune_clicks", stdout=StringIO())
+    assert list(Click.objects.values_list("id", flat=True)) == [kept]
