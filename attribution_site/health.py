@@ -1,4 +1,9 @@
-"""Liveness (/healthz: the process answers) and readiness (/readyz: its backing services do)."""
+"""Liveness (/healthz: the process answers) and readiness (/readyz: its backing services do).
+
+/readyz also reports overdue deliveries (docs/delivery.md, "Overdue deliveries") as a
+"warning" check with their count, without failing readiness: this process can still serve, and
+taking every web process out of the load balancer would turn late postbacks into lost installs.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import logging
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -39,12 +45,30 @@ def _redis_ok() -> bool | None:
         return False
 
 
+def _deliveries(database_ok: bool) -> tuple[str, dict | None]:
+    """("ok" | "warning" | "not checked", the overdue figures)."""
+    if not database_ok:
+        return "not checked", None
+    from delivery import watch
+
+    try:
+        overdue = watch.overdue_now()
+    except Exception:  # noqa: BLE001
+        logger.warning("readiness: could not count overdue deliveries", exc_info=True)
+        return "not checked", None
+    return ("warning" if overdue.count else "ok"), {
+        "overdue": overdue.count, "overdue_capped": overdue.capped,
+        "oldest_overdue_seconds": overdue.oldest_late_seconds(timezone.now()),
+        "late_after_seconds": overdue.late_seconds}
+
+
 def readyz(request):
     checks = {"database": _database_ok(), "redis": _redis_ok()}
     ready = all(ok is not False for ok in checks.values())
     body = {"status": "ready" if ready else "unavailable",
             "checks": {name: ("ok" if ok else "not configured" if ok is None else "down")
                        for name, ok in checks.items()}}
+    body["checks"]["deliveries"], body["deliveries"] = _deliveries(bool(checks["database"]))
     if ready:
         return JsonResponse({"success": True, "data": body})
     return JsonResponse({"success": False, "error": {

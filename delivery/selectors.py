@@ -1,5 +1,6 @@
 """Reads of delivery configurations and logs (spec: Postback endpoints, Webhook endpoints),
-and where a fact must be delivered, which the SDK hot path asks on every install and batch.
+where a fact must be delivered, which the SDK hot path asks on every install and batch, and how
+many deliveries are overdue, which /readyz, beat and `manage.py delivery_health` report.
 """
 
 from __future__ import annotations
@@ -8,13 +9,14 @@ import json
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import connection, transaction
 from django.db.models import CharField, QuerySet, Value
 
 from attribution_site import prepared
 from attribution_site.local_cache import LocalCache
-from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
+from delivery.models import Delivery, DeliveryAttempt, Kind, PostbackConfig, State, Webhook
 
 
 @dataclass(frozen=True)
@@ -107,3 +109,44 @@ def delivery_log(*, app_id: uuid.UUID, kind: str, config_id: uuid.UUID | None = 
         field = "delivery__postback_id" if kind == Kind.POSTBACK else "delivery__webhook_id"
         attempts = attempts.filter(**{field: config_id})
     return list(attempts.select_related("delivery").order_by("-started_at", "-id")[:limit])
+
+
+# Readiness probes call this every few seconds: past this many, "at least" is enough to act on.
+OVERDUE_COUNT_CAP = 10_000
+
+
+@dataclass(frozen=True)
+class Overdue:
+    """Open deliveries later than the sweep would have let them be (see docs/delivery.md)."""
+
+    count: int  # at most OVERDUE_COUNT_CAP
+    oldest_due_at: datetime | None
+    late_seconds: int  # the threshold: this long past due counts as overdue
+
+    @property
+    def capped(self) -> bool:
+        return self.count >= OVERDUE_COUNT_CAP
+
+    def oldest_late_seconds(self, now: datetime) -> int | None:
+        """How long ago the oldest overdue delivery was due."""
+        if self.oldest_due_at is None:
+            return None
+        return int((now - self.oldest_due_at).total_seconds())
+
+
+def deliveries_overdue(*, now: datetime, late_seconds: int) -> Overdue:
+    """Pending deliveries due more than `late_seconds` ago, and claimed ones whose worker's
+    lease ran out that long ago. Both read the small index of open deliveries."""
+    cutoff = now - timedelta(seconds=late_seconds)
+    pending = Delivery.objects.filter(state=State.PENDING, next_attempt_at__lte=cutoff)
+    stuck = Delivery.objects.filter(state=State.SENDING, lease_expires_at__lte=cutoff)
+    count = pending.values("id")[:OVERDUE_COUNT_CAP].count()
+    if count < OVERDUE_COUNT_CAP:
+        count += stuck.values("id")[:OVERDUE_COUNT_CAP - count].count()
+    oldest = None
+    if count:
+        dues = (
+            pending.order_by("next_attempt_at").values_list("next_attempt_at", flat=True).first(),
+            stuck.order_by("lease_expires_at").values_list("lease_expires_at", flat=True).first())
+        oldest = min((due for due in dues if due is not None), default=None)
+    return Overdue(count=count, oldest_due_at=oldest, late_seconds=late_seconds)

@@ -405,13 +405,16 @@ def deliveries_sweep(*, now: datetime, grace_seconds: int) -> list[str]:
                 completed_at=now if exhausted else None, updated_at=now)
             if not exhausted:
                 requeued.append(str(delivery.id))
+    cutoff = now - timedelta(seconds=grace_seconds)
     with transaction.atomic():
+        # A pending delivery's updated_at is never later than its due time, except after a
+        # re-enqueue here: it marks the re-enqueue, so the delivery is sent again only after
+        # another grace period (one message per period, not per sweep), while next_attempt_at
+        # keeps the real due time and a delivery nobody sends stays overdue for all to see.
         due = [str(pk) for pk in Delivery.objects.select_for_update(skip_locked=True).filter(
-            state=State.PENDING, next_attempt_at__lte=now - timedelta(seconds=grace_seconds),
+            state=State.PENDING, next_attempt_at__lte=cutoff, updated_at__lte=cutoff,
         ).order_by("next_attempt_at").values_list("id", flat=True)[:SWEEP_BATCH]]
-        # Due again only after another grace period: one re-enqueue per period, not per sweep.
-        Delivery.objects.filter(id__in=due, state=State.PENDING).update(
-            next_attempt_at=now, updated_at=now)
+        Delivery.objects.filter(id__in=due, state=State.PENDING).update(updated_at=now)
     delivery_ids = list(dict.fromkeys(requeued + due))
     for start in range(0, len(delivery_ids), DISPATCH_CHUNK):
         deliveries_enqueue(delivery_ids[start:start + DISPATCH_CHUNK])

@@ -11,7 +11,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from delivery import services
+from delivery import services, watch
 
 TASK_OPTIONS = {"acks_late": True, "ignore_result": True}
 
@@ -35,6 +35,7 @@ def delivery_send(delivery_id: str) -> None:
 @shared_task(name="delivery.sweep", **TASK_OPTIONS)
 def delivery_sweep() -> None:
     services.deliveries_sweep(now=timezone.now(), grace_seconds=services.sweep_grace_seconds())
+    watch.warn_if_overdue()  # beat warns too; this one lands in the log of the worker
 
 
 @shared_task(name="delivery.prune", **TASK_OPTIONS)

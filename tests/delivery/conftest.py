@@ -1,5 +1,6 @@
 """Delivery fixtures: local receivers (HTTP, and HTTPS through a trustme CA), the publishing of
-domain events the way tracking does it, and a real Celery worker on the real Redis broker.
+domain events the way tracking does it, a real Celery worker on the real Redis broker, and the
+README's worker and beat commands run as processes of their own.
 
 Delivery tests run with DELIVERY_ALLOW_PRIVATE_NETWORKS on, because the receivers listen on
 127.0.0.1; the tests of the address rules turn it off.
@@ -21,6 +22,7 @@ from attribution_site import domain_events
 from delivery import crypto, selectors, services
 from delivery.models import Delivery, PostbackConfig, Webhook
 from tests.delivery.receivers import Receiver, Reply
+from tests.processes import Process, readme_commands, service_env
 
 
 @pytest.fixture(autouse=True)
@@ -193,3 +195,38 @@ def wait_until(condition, timeout: float = 20.0, interval: float = 0.05):
             return value
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout} s")
+
+
+# --- The README's processes, for real -----------------------------------------------------------
+
+@pytest.fixture
+def readme_process(transactional_db, tmp_path):
+    """Start a README command; every process started is stopped at the end of the test,
+    before the test database is emptied, and its output is printed (shown on failure)."""
+    started: list[Process] = []
+    purge_queues()
+
+    def run(process: str, *, ready: str, **env: str) -> Process:
+        command = readme_commands(process)[0]
+        running = Process(command, cwd=tmp_path,
+                          env=service_env(DELIVERY_ALLOW_PRIVATE_NETWORKS="1", **env),
+                          log_path=tmp_path / f"{process}-{len(started)}.log")
+        started.append(running)
+        running.wait_for_output(ready)
+        return running
+
+    try:
+        yield run
+    finally:
+        for running in started:
+            running.stop()
+            print(f"--- output of {running.command!r}:\n{running.output()}")
+        purge_queues()
+
+
+def purge_queues() -> None:
+    from attribution_site.celery import app
+
+    with app.connection_for_write() as broker:
+        for queue in app.conf.task_queues:
+            broker.default_channel.queue_purge(queue.name)

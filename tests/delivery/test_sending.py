@@ -380,8 +380,11 @@ def test_the_sweep_re_enqueues_only_deliveries_past_the_grace(app, receiver):
     make_postback(app, receiver.url("/pb"))
     publish(install_event(app), install_event(app))
     old, fresh = Delivery.objects.order_by("created_at")
-    Delivery.objects.filter(id=old.id).update(
-        next_attempt_at=timezone.now() - timedelta(minutes=5))
+    five_minutes_ago = timezone.now() - timedelta(minutes=5)
+    # Created five minutes ago and never sent: its message was lost.
+    Delivery.objects.filter(id=old.id).update(next_attempt_at=five_minutes_ago,
+                                              created_at=five_minutes_ago,
+                                              updated_at=five_minutes_ago)
     assert services.deliveries_sweep(now=timezone.now(), grace_seconds=120) == [str(old.id)]
     # Re-enqueued once per grace period, not on every sweep.
     assert services.deliveries_sweep(now=timezone.now(), grace_seconds=120) == []
