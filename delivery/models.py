@@ -163,7 +163,10 @@ class DeliveryAttempt(models.Model):
             models.UniqueConstraint(fields=["delivery", "number"], name="attempt_unique_number"),
         ]
         indexes = [
-            models.Index(fields=["app", "kind", "-started_at"], name="attempt_log_idx"),
+            # The log endpoints' keyset: one app's entries of one kind, newest first, in the
+            # order of (started_at, id), so every page is a range read of this index.
+            models.Index(fields=["app", "kind", "-started_at", "-id"],
+                         name="attempt_log_page_idx"),
         ]
 
     def __str__(self) -> str:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import CharField, QuerySet, Value
+from django.db.models import CharField, Q, QuerySet, Value
 
 from attribution_site import prepared
 from attribution_site.local_cache import LocalCache
@@ -101,14 +101,42 @@ def webhook_for_organization(*, organization_id: uuid.UUID, webhook_id: uuid.UUI
         id=webhook_id, app__organization_id=organization_id).select_related("app").first()
 
 
-def delivery_log(*, app_id: uuid.UUID, kind: str, config_id: uuid.UUID | None = None,
-                 limit: int) -> list[DeliveryAttempt]:
-    """Attempts newest first; each carries its delivery (state, event type, test flag)."""
+@dataclass(frozen=True)
+class LogPage:
+    attempts: list[DeliveryAttempt]
+    # (started_at, id) of the last attempt when older ones follow: where the next page starts.
+    next_position: tuple[datetime, int] | None
+
+
+def delivery_log(*, app_id: uuid.UUID, kind: str, limit: int,
+                 config_id: uuid.UUID | None = None, states: Sequence[str] = (),
+                 since: datetime | None = None, until: datetime | None = None,
+                 before: tuple[datetime, int] | None = None) -> LogPage:
+    """One page of attempts, newest first (by started_at, then id), each with its delivery
+    (state, event type, test flag). `since` is inclusive, `until` exclusive; `before` is a
+    position from a previous page: only attempts after it in that order. Keyset paging reads
+    the log index from the position on, so a deep page costs what the first one does."""
     attempts = DeliveryAttempt.objects.filter(app_id=app_id, kind=kind)
     if config_id is not None:
         field = "delivery__postback_id" if kind == Kind.POSTBACK else "delivery__webhook_id"
         attempts = attempts.filter(**{field: config_id})
-    return list(attempts.select_related("delivery").order_by("-started_at", "-id")[:limit])
+    if states:
+        attempts = attempts.filter(delivery__state__in=list(states))
+    if since is not None:
+        attempts = attempts.filter(started_at__gte=since)
+    if until is not None:
+        attempts = attempts.filter(started_at__lt=until)
+    if before is not None:
+        started_at, attempt_id = before
+        # (started_at, id) < position. The `<=` alone bounds the index scan; without it the
+        # OR would be a filter applied to every entry from the newest one down.
+        attempts = attempts.filter(started_at__lte=started_at).filter(
+            Q(started_at__lt=started_at) | Q(id__lt=attempt_id))
+    rows = list(attempts.select_related("delivery").order_by("-started_at", "-id")[:limit + 1])
+    if len(rows) <= limit:
+        return LogPage(rows, None)
+    last = rows[limit - 1]
+    return LogPage(rows[:limit], (last.started_at, last.id))
 
 
 # Readiness probes call this every few seconds: past this many, "at least" is enough to act on.

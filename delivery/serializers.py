@@ -1,10 +1,16 @@
 """Request and response shapes for postbacks, webhooks and their delivery logs (spec: Postback
-configuration, Webhook, delivery logs). Log field names are documented in docs/delivery.md.
+configuration, Webhook, delivery logs), and the log endpoints' query: limit, filters and the
+paging cursor. Log field names and query bounds are documented in docs/delivery.md.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 from rest_framework import serializers
 
@@ -189,8 +195,65 @@ class WebhookLogOutput(LogEntryOutput):
     webhook_id = serializers.UUIDField(source="delivery.webhook_id", allow_null=True)
 
 
-def parse_log_query(params, *, filter_name: str) -> tuple[int, uuid.UUID | None]:
-    """`limit` (default 50, 1 to 500) and the optional configuration filter, or a 400."""
+# --- Log queries: limit, filters and the cursor (docs/delivery.md, "Reading the logs") -----
+
+CURSOR_MESSAGE = "Invalid cursor: pass the next_cursor of a previous page unchanged."
+MOMENT_MESSAGE = ("Must be an ISO 8601 date-time, e.g. 2024-05-01T12:00:00Z (no offset means "
+                  "UTC; send + as %2B).")
+
+
+@dataclass(frozen=True)
+class LogQuery:
+    limit: int
+    config_id: uuid.UUID | None
+    states: tuple[str, ...]
+    since: datetime | None
+    until: datetime | None
+    before: tuple[datetime, int] | None  # the decoded cursor
+
+
+def log_cursor(position: tuple[datetime, int] | None) -> str | None:
+    """Opaque to clients: the position of the last entry of a page, as URL-safe base64."""
+    if position is None:
+        return None
+    started_at, attempt_id = position
+    text = json.dumps([started_at.astimezone(UTC).isoformat(), attempt_id],
+                      separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _position(cursor: str) -> tuple[datetime, int]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        started_at, attempt_id = json.loads(text)
+        moment = datetime.fromisoformat(started_at)
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise ValueError(CURSOR_MESSAGE) from None
+    if moment.tzinfo is None or type(attempt_id) is not int or attempt_id < 1:
+        raise ValueError(CURSOR_MESSAGE)
+    return moment, attempt_id
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(MOMENT_MESSAGE) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _states(values: list[str]) -> tuple[str, ...]:
+    states = [state.strip() for value in values for state in value.split(",") if state.strip()]
+    unknown = [state for state in states if state not in State.values]
+    if unknown or not states:
+        raise ValueError("Must be one or more of " + ", ".join(State.values)
+                         + " (comma-separated).")
+    return tuple(dict.fromkeys(states))
+
+
+def parse_log_query(params, *, filter_name: str) -> LogQuery:
+    """`limit` (default 50, 1 to 500), `cursor`, `since`, `until`, `state` and the
+    configuration filter, or a 400 naming every bad parameter."""
     errors: dict[str, list[str]] = {}
     raw_limit = params.get("limit")
     limit = LOG_LIMIT_DEFAULT
@@ -207,6 +270,24 @@ def parse_log_query(params, *, filter_name: str) -> tuple[int, uuid.UUID | None]
             config_id = uuid.UUID(params[filter_name])
         except ValueError:
             errors[filter_name] = ["Must be a UUID."]
+    parsed: dict[str, Any] = {}
+    readers = {"cursor": _position, "since": _moment, "until": _moment}
+    for name, read in readers.items():
+        if params.get(name):
+            try:
+                parsed[name] = read(params[name])
+            except ValueError as exc:
+                errors[name] = [str(exc)]
+    states: tuple[str, ...] = ()
+    if "state" in params:
+        try:
+            states = _states(params.getlist("state"))
+        except ValueError as exc:
+            errors["state"] = [str(exc)]
+    since, until = parsed.get("since"), parsed.get("until")
+    if since is not None and until is not None and until <= since:
+        errors["until"] = ["Must be later than since."]
     if errors:
         raise ValidationFailed("Invalid input: " + ", ".join(errors) + ".", errors)
-    return limit, config_id
+    return LogQuery(limit=limit, config_id=config_id, states=states, since=since, until=until,
+                    before=parsed.get("cursor"))

@@ -22,12 +22,20 @@ from delivery.serializers import (
     WebhookLogOutput,
     WebhookOutput,
     WebhookUpdateInput,
+    log_cursor,
     parse_log_query,
 )
 
 DELETED = inline_serializer("DeliveryConfigDeleted", {"success": serializers.BooleanField()})
 APP_QUERY = OpenApiParameter("app_id", str, required=True, description="App UUID")
-LIMIT_QUERY = OpenApiParameter("limit", int, description="1 to 500, default 50")
+LOG_QUERY = [
+    OpenApiParameter("limit", int, description="1 to 500, default 50"),
+    OpenApiParameter("cursor", str, description="next_cursor of the previous page"),
+    OpenApiParameter("since", str, description="ISO 8601 date-time, inclusive (started_at)"),
+    OpenApiParameter("until", str, description="ISO 8601 date-time, exclusive (started_at)"),
+    OpenApiParameter("state", str, description="delivery states, comma-separated: pending, "
+                     "sending, succeeded, failed, cancelled"),
+]
 
 
 def _test_result(name: str, log_serializer):
@@ -49,6 +57,35 @@ class DeliveryConfigView(OrganizationScopedView):
         if webhook is None:
             raise NotFound("Webhook not found.")
         return webhook
+
+
+class DeliveryLogView(DeliveryConfigView):
+    """A page of the delivery log of one app, newest first, with the cursor of the next."""
+
+    kind: str
+    filter_name: str
+    output: type[serializers.Serializer]
+
+    def get(self, request):
+        app = self.get_app_from_query("app_id")
+        query = parse_log_query(request.query_params, filter_name=self.filter_name)
+        if query.config_id is not None:
+            get_config = self.get_postback if self.kind == Kind.POSTBACK else self.get_webhook
+            if get_config(query.config_id).app_id != app.id:
+                raise NotFound(f"{self.kind.capitalize()} not found.")
+        page = selectors.delivery_log(
+            app_id=app.id, kind=self.kind, limit=query.limit, config_id=query.config_id,
+            states=query.states, since=query.since, until=query.until, before=query.before)
+        return Response({"logs": self.output(page.attempts, many=True).data,
+                         "next_cursor": log_cursor(page.next_position)})
+
+
+def _log_schema(name: str, output, filter_name: str):
+    return extend_schema(
+        parameters=[APP_QUERY, *LOG_QUERY, OpenApiParameter(filter_name, str)],
+        responses={200: inline_serializer(name, {
+            "logs": output(many=True),
+            "next_cursor": serializers.CharField(allow_null=True)})})
 
 
 # --- Postbacks -----------------------------------------------------------------------------------
@@ -104,18 +141,12 @@ class PostbackTestView(DeliveryConfigView):
                          "log": PostbackLogOutput(attempt).data})
 
 
-class PostbackLogView(DeliveryConfigView):
-    @extend_schema(parameters=[APP_QUERY, LIMIT_QUERY, OpenApiParameter("postback_id", str)],
-                   responses={200: inline_serializer(
-                       "PostbackLog", {"logs": PostbackLogOutput(many=True)})})
+class PostbackLogView(DeliveryLogView):
+    kind, filter_name, output = Kind.POSTBACK, "postback_id", PostbackLogOutput
+
+    @_log_schema("PostbackLog", PostbackLogOutput, "postback_id")
     def get(self, request):
-        app = self.get_app_from_query("app_id")
-        limit, postback_id = parse_log_query(request.query_params, filter_name="postback_id")
-        if postback_id is not None and self.get_postback(postback_id).app_id != app.id:
-            raise NotFound("Postback not found.")
-        attempts = selectors.delivery_log(app_id=app.id, kind=Kind.POSTBACK,
-                                          config_id=postback_id, limit=limit)
-        return Response({"logs": PostbackLogOutput(attempts, many=True).data})
+        return super().get(request)
 
 
 # --- Webhooks ------------------------------------------------------------------------------------
@@ -172,15 +203,9 @@ class WebhookTestView(DeliveryConfigView):
                          "log": WebhookLogOutput(attempt).data})
 
 
-class WebhookLogView(DeliveryConfigView):
-    @extend_schema(parameters=[APP_QUERY, LIMIT_QUERY, OpenApiParameter("webhook_id", str)],
-                   responses={200: inline_serializer(
-                       "WebhookLog", {"logs": WebhookLogOutput(many=True)})})
+class WebhookLogView(DeliveryLogView):
+    kind, filter_name, output = Kind.WEBHOOK, "webhook_id", WebhookLogOutput
+
+    @_log_schema("WebhookLog", WebhookLogOutput, "webhook_id")
     def get(self, request):
-        app = self.get_app_from_query("app_id")
-        limit, webhook_id = parse_log_query(request.query_params, filter_name="webhook_id")
-        if webhook_id is not None and self.get_webhook(webhook_id).app_id != app.id:
-            raise NotFound("Webhook not found.")
-        attempts = selectors.delivery_log(app_id=app.id, kind=Kind.WEBHOOK,
-                                          config_id=webhook_id, limit=limit)
-        return Response({"logs": WebhookLogOutput(attempts, many=True).data})
+        return super().get(request)
