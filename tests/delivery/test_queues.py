@@ -1,7 +1,12 @@
 """The Celery queue configuration: a worker started with no -Q consumes every queue a task is
 routed to, so the plain command every Celery user types first also sends deliveries."""
 
+import shlex
+
+from celery import Celery
+
 from attribution_site.celery import app
+from tests.processes import readme_commands
 
 
 def declared_queue_names() -> set[str]:
@@ -23,8 +28,11 @@ def test_the_default_queue_is_declared_too():
 
 
 def test_a_worker_without_queue_options_selects_every_declared_queue():
-    """What `celery worker` does with no -Q: it consumes app.amqp.queues, all of them."""
-    consumed = set(app.amqp.queues.consume_from)
+    """What `celery worker` does with no -Q: it consumes app.amqp.queues, all of them. A fresh
+    app configured like ours, because in-process test workers narrow this one's selection."""
+    fresh = Celery("attribution_site")
+    fresh.config_from_object("django.conf:settings", namespace="CELERY")
+    consumed = set(fresh.amqp.queues.consume_from)
     assert consumed == declared_queue_names() == {"celery", "delivery"}
 
 
@@ -32,3 +40,9 @@ def test_delivery_tasks_are_published_to_the_delivery_queue():
     for name in ("delivery.dispatch", "delivery.send", "delivery.sweep", "delivery.prune"):
         assert app.amqp.router.route({}, name)["queue"].name == "delivery"
     assert app.amqp.router.route({}, "tracking.prune_clicks")["queue"].name == "celery"
+
+
+def test_the_readmes_first_worker_command_has_no_queue_option_and_a_delivery_pool_is_shown():
+    first, *others = readme_commands("worker")
+    assert "-Q" not in shlex.split(first)
+    assert "celery -A attribution_site worker -Q delivery --loglevel=INFO" in others
