@@ -2,8 +2,8 @@
 rollups up to date now, without waiting for beat.
 
 Without --app: what the beat task does, with no time budget (adds everything committed since
-the last refresh, and rebuilds every queued day). With --app: also rebuild every day of that app (or of --start..--end),
-e.g. after loading data with historical timestamps behind the tracking services' back.
+the last refresh, and rebuilds every queued day). With --app: also rebuild every day of that
+app (or of --start..--end), e.g. after rollups were lost or tracking's rows corrected by hand.
 """
 
 from __future__ import annotations
