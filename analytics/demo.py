@@ -7,7 +7,7 @@ and the earlier ones often come from other sources); the rest of the clicks conv
 Events belong to random installs, most of them in the first days after the install; about 4%
 are purchases (USD, EUR, GBP, and some BRL, which deliberately has no rate) and a few are
 refunds with negative amounts. Rows are written in time order, as the service would have
-recorded them, through tracking.reporting.bulk_load.
+recorded them, through tracking.reporting.demo_load.bulk_load.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-from tracking import reporting
+from tracking.reporting import demo_load
 
 SOURCES = {
     "google_ads": (["search_brand", "search_generic", "uac_install"], 0.35),
@@ -114,7 +114,7 @@ def seed(*, app_id: uuid.UUID, sizes: Sizes, now: datetime, seed: int,
         return installs_(), clicks
 
     installs, touch_clicks = install_and_click_rows()
-    loaded_installs = reporting.bulk_load(
+    loaded_installs = demo_load.bulk_load(
         table="installs", columns=INSTALL_COLUMNS,
         rows=_counted(installs, sizes.installs, lambda n, t: progress("installs", n, t)))
 
@@ -129,17 +129,17 @@ def seed(*, app_id: uuid.UUID, sizes: Sizes, now: datetime, seed: int,
                    str(_uuid(rng)) if rng.random() < 0.5 else None,
                    datetime.fromtimestamp(moment, UTC))
 
-    loaded_clicks = reporting.bulk_load(
+    loaded_clicks = demo_load.bulk_load(
         table="click_archive", columns=CLICK_COLUMNS,
         rows=_counted(click_rows(), sizes.clicks, lambda n, t: progress("clicks", n, t)))
 
-    loaded_events = reporting.bulk_load(
+    loaded_events = demo_load.bulk_load(
         table="events", columns=EVENT_COLUMNS,
         rows=_counted(_event_rows(rng, app_id=app_id, sizes=sizes, now=now.timestamp(),
                                   install_times=install_times, install_ids=install_ids,
                                   devices=devices),
                       sizes.events, lambda n, t: progress("events", n, t)))
-    reporting.analyze_tables()
+    demo_load.analyze_tables()
     return Loaded(installs=loaded_installs, clicks=loaded_clicks, events=loaded_events)
 
 

@@ -21,7 +21,7 @@ from django.utils.text import slugify
 
 from analytics.money import RateBook
 from analytics.queries import Period, known_currencies, rate_book
-from tracking import reporting
+from tracking.reporting import export_rows
 
 BLOCK_CHARS = 64 * 1024
 CONVERTED = Decimal("0.000001")
@@ -79,7 +79,7 @@ def _blocks(header: list[str], rows: Iterator[list]) -> Iterator[bytes]:
 
 
 def installs_csv(*, period: Period) -> Iterator[bytes]:
-    rows = reporting.installs_for_export(app_id=period.app_id, start=period.start,
+    rows = export_rows.installs_for_export(app_id=period.app_id, start=period.start,
                                          end=period.end)
     return _blocks(INSTALL_HEADER, (
         [install_id, installed_at, _text(device_id), _text(platform), match_type, confidence,
@@ -91,7 +91,7 @@ def installs_csv(*, period: Period) -> Iterator[bytes]:
 
 
 def events_csv(*, period: Period) -> Iterator[bytes]:
-    rows = reporting.events_for_export(app_id=period.app_id, start=period.start,
+    rows = export_rows.events_for_export(app_id=period.app_id, start=period.start,
                                        end=period.end)
     return _blocks(EVENT_HEADER, (
         [event_id, _text(client_event_id), occurred_at, received_at, _text(name),
@@ -102,7 +102,7 @@ def events_csv(*, period: Period) -> Iterator[bytes]:
 
 def revenue_csv(*, period: Period, currency: str) -> Iterator[bytes]:
     book = rate_book(target=currency, currencies=known_currencies(), through=period.end)
-    rows = reporting.events_for_export(app_id=period.app_id, start=period.start,
+    rows = export_rows.events_for_export(app_id=period.app_id, start=period.start,
                                        end=period.end, revenue_only=True)
     return _blocks(REVENUE_HEADER, _revenue_rows(rows, book))
 

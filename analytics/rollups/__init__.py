@@ -29,8 +29,9 @@ from analytics.rollups import arrivals, rebuild
 from analytics.rollups.figures import MODEL_FIELDS, TOUCHPOINT_WINDOW
 from analytics.rollups.rebuild import REBUILDERS, queue_app
 from apps_registry.selectors import existing_app_ids
-from tracking import changes, reporting
+from tracking import changes
 from tracking.changes import Watermark
+from tracking.reporting import rollup_rows
 
 __all__ = ["MODEL_FIELDS", "REBUILDERS", "TOUCHPOINT_WINDOW", "RefreshOutcome", "data_through",
            "queue_app", "rebuild_app", "refresh", "refresh_on_read"]
@@ -151,7 +152,7 @@ def _start(state: RollupState, through: Watermark) -> int:
     since = state.data_through
     queued = 0
     for app_id in existing_app_ids():
-        span = reporting.app_activity_span(app_id=app_id)
+        span = rollup_rows.app_activity_span(app_id=app_id)
         if span is None:
             continue
         if since is None:

@@ -23,8 +23,8 @@ from django.conf import settings
 from analytics.models import InstallTouchpoint, RollupKind
 from analytics.rollups import figures, store
 from apps_registry.selectors import existing_app_ids
-from tracking import reporting
 from tracking.changes import Watermark
+from tracking.reporting import rollup_rows
 from tracking.services import HOT_STORE_SLACK
 
 INCREMENTAL_LIMIT = 50_000
@@ -36,16 +36,16 @@ KIND_OF_TABLE = {"installs": RollupKind.INSTALLS, "clicks": RollupKind.CLICKS,
 def apply(*, after: Watermark, through: Watermark) -> dict[tuple, set[date]] | int:
     """Add the arrivals between two watermarks. Returns how many rows were added, or, when
     they must be rebuilt instead, the days to queue: {(app_id, kind): days}."""
-    scope = reporting.Arrivals(after=after, through=through)
-    counts = reporting.arrival_counts(scope)
+    scope = rollup_rows.Arrivals(after=after, through=through)
+    counts = rollup_rows.arrival_counts(scope)
     if sum(counts.values()) > INCREMENTAL_LIMIT:
         return _days_to_rebuild(scope)
-    installs = reporting.installs(scope) if counts["installs"] else []
+    installs = rollup_rows.installs(scope) if counts["installs"] else []
     if any(i.installed_at < through.taken_at - RECENT_INSTALL_AGE for i in installs):
         return _days_to_rebuild(scope)
-    clicks = reporting.click_counts(scope) if counts["clicks"] else []
-    revenue = reporting.revenue_events(scope) if counts["events"] else []
-    activity = (reporting.activity_arrived(scope, max_age_days=figures.RETENTION_MAX_AGE)
+    clicks = rollup_rows.click_counts(scope) if counts["clicks"] else []
+    revenue = rollup_rows.revenue_events(scope) if counts["events"] else []
+    activity = (rollup_rows.activity_arrived(scope, max_age_days=figures.RETENTION_MAX_AGE)
                 if counts["events"] else [])
     # An app deleted since its rows arrived has no rollups left to add to.
     live = existing_app_ids(app_ids={row.app_id for rows in (installs, clicks, revenue, activity)
@@ -59,26 +59,26 @@ def apply(*, after: Watermark, through: Watermark) -> dict[tuple, set[date]] | i
         store.add_revenue(figures.revenue_figures(revenue, weights=touchpoint_weights(paid)))
     activity = [row for row in activity if row.app_id in live]
     if activity:
-        already = reporting.active_before(activity, seen=after)
+        already = rollup_rows.active_before(activity, seen=after)
         store.add_retention(figures.retention_increments(activity, already))
     return sum(counts.values())
 
 
-def _days_to_rebuild(scope: reporting.Arrivals) -> dict[tuple, set[date]]:
+def _days_to_rebuild(scope: rollup_rows.Arrivals) -> dict[tuple, set[date]]:
     return {(app_id, KIND_OF_TABLE[table]): days
-            for table, by_app in reporting.days_arrived(scope).items()
+            for table, by_app in rollup_rows.days_arrived(scope).items()
             for app_id, days in by_app.items()}
 
 
-def _add_installs(installs: list[reporting.InstallRow]) -> None:
+def _add_installs(installs: list[rollup_rows.InstallRow]) -> None:
     paid = [install for install in installs if not install.is_organic]
-    by_app: dict[uuid.UUID, list[reporting.InstallRow]] = defaultdict(list)
+    by_app: dict[uuid.UUID, list[rollup_rows.InstallRow]] = defaultdict(list)
     for install in paid:
         by_app[install.app_id].append(install)
     touches: dict[uuid.UUID, list] = {}
     for app_id, app_installs in by_app.items():
         device_clicks = _device_clicks(app_id, app_installs)
-        own = reporting.clicks_by_id(app_id=app_id, click_ids=figures.missing_own_clicks(
+        own = rollup_rows.clicks_by_id(app_id=app_id, click_ids=figures.missing_own_clicks(
             app_installs, device_clicks))
         touches.update(figures.touches_for(app_installs, device_clicks=device_clicks,
                                            own_clicks={c.id: c for c in own}))
@@ -87,11 +87,11 @@ def _add_installs(installs: list[reporting.InstallRow]) -> None:
 
 
 def _device_clicks(app_id: uuid.UUID,
-                   installs: list[reporting.InstallRow]) -> list[reporting.ClickRow]:
+                   installs: list[rollup_rows.InstallRow]) -> list[rollup_rows.ClickRow]:
     with_device = [install for install in installs if install.device_id]
     if not with_device:
         return []
-    return reporting.recent_device_clicks(
+    return rollup_rows.recent_device_clicks(
         app_id=app_id, device_ids=[install.device_id for install in with_device],
         since=min(install.installed_at for install in with_device) - figures.TOUCHPOINT_WINDOW,
         until=max(install.installed_at for install in with_device))

@@ -22,7 +22,13 @@ from decimal import Decimal
 
 from analytics import touch_credit
 from analytics.models import SourceType
-from tracking.reporting import Activity, ClickCount, ClickRow, InstallRow, RevenueEventRow
+from tracking.reporting.rollup_rows import (
+    Activity,
+    ClickCount,
+    ClickRow,
+    InstallRow,
+    RevenueEventRow,
+)
 
 TOUCHPOINT_WINDOW = timedelta(days=7)  # spec: Limits, "Click retention and attribution window"
 RETENTION_MAX_AGE = 30  # the oldest day n of Dn retention kept (D1, D7, D30 are reported)

@@ -19,17 +19,17 @@ from django.utils import timezone
 from analytics.models import RollupDirtyDay, RollupKind
 from analytics.rollups import figures, store
 from analytics.rollups.arrivals import touchpoint_weights
-from tracking import reporting
 from tracking.changes import Watermark
+from tracking.reporting import rollup_rows
 
 
 def rebuild_install_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> None:
-    installs = reporting.installs(reporting.OneDay(app_id=app_id, day=day, seen=seen))
+    installs = rollup_rows.installs(rollup_rows.OneDay(app_id=app_id, day=day, seen=seen))
     paid = [install for install in installs if not install.is_organic]
-    device_clicks = (reporting.device_clicks_for_installs_on_day(
+    device_clicks = (rollup_rows.device_clicks_for_installs_on_day(
         app_id=app_id, day=day, window=figures.TOUCHPOINT_WINDOW)
         if any(install.device_id for install in paid) else [])
-    own = reporting.clicks_by_id(app_id=app_id,
+    own = rollup_rows.clicks_by_id(app_id=app_id,
                                  click_ids=figures.missing_own_clicks(paid, device_clicks))
     touches = figures.touches_for(paid, device_clicks=device_clicks,
                                   own_clicks={click.id: click for click in own})
@@ -39,17 +39,17 @@ def rebuild_install_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> Non
 
 
 def rebuild_click_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> None:
-    counts = reporting.click_counts(reporting.OneDay(app_id=app_id, day=day, seen=seen))
+    counts = rollup_rows.click_counts(rollup_rows.OneDay(app_id=app_id, day=day, seen=seen))
     store.replace_click_day(app_id=app_id, day=day, figures=figures.click_figures(counts))
 
 
 def rebuild_event_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> None:
-    scope = reporting.OneDay(app_id=app_id, day=day, seen=seen)
-    rows = reporting.revenue_events(scope)
+    scope = rollup_rows.OneDay(app_id=app_id, day=day, seen=seen)
+    rows = rollup_rows.revenue_events(scope)
     paid = {row.install_id for row in rows if row.install_id and not row.is_organic}
     revenue = figures.revenue_figures(rows, weights=touchpoint_weights(paid))
     retention = {(app_id, day, cohort, (day - cohort).days): active
-                 for cohort, active in reporting.active_installs_by_cohort_day(
+                 for cohort, active in rollup_rows.active_installs_by_cohort_day(
                      scope, max_age_days=figures.RETENTION_MAX_AGE)}
     store.replace_event_day(app_id=app_id, day=day, figures=revenue, retention=retention)
 
@@ -79,7 +79,7 @@ def queue(*, app_id: uuid.UUID, kind: int, days: Iterable[date],
 def queue_app(*, app_id: uuid.UUID, start: date | None = None, end: date | None = None,
               stale_since: datetime | None = None) -> int:
     """Queue every day of an app (or of start..end) for a rebuild of all its rollups."""
-    span = reporting.app_activity_span(app_id=app_id)
+    span = rollup_rows.app_activity_span(app_id=app_id)
     if span is None and (start is None or end is None):
         return 0
     first = start or span[0]

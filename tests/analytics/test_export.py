@@ -117,11 +117,11 @@ def test_export_ignores_an_accept_header_asking_for_csv(owner_api, scenario):
 
 
 def test_a_large_export_arrives_in_several_blocks(owner_api, app, scenario):
-    from tracking import reporting
+    from tracking.reporting import demo_load
 
     rows = [(uuid.uuid4(), app.id, f"bulk-{n}", "android", "1.0.0",
              at(scenario.day2, 0) + timedelta(seconds=n), "organic", True) for n in range(3000)]
-    reporting.bulk_load(table="installs", columns=(
+    demo_load.bulk_load(table="installs", columns=(
         "id", "app_id", "device_id", "platform", "sdk_version", "installed_at", "match_type",
         "is_organic"), rows=rows)
     response = owner_api.get("/api/v1/analytics/export", {

@@ -1,31 +1,24 @@
-"""Read-only reporting over tracking's tables, in plain rows, for the analytics app (spec:
-Analytics endpoints). Analytics reads clicks, installs and events only through these functions.
-
-Rows are chosen by a scope: `OneDay` (one app's day, as committed by a watermark: what a
-rebuild reads, through the (app, time) indexes) or `Arrivals` (every app's rows committed
-between two watermarks: what an incremental pass reads, through the commit-order index; see
-tracking/changes.py). Times are UTC and a "day" is a UTC calendar day. `bulk_load` is the one
-write here: the demo seeder's fast path (PostgreSQL COPY, or bulk_create elsewhere).
+"""The rows the daily rollups are computed from (analytics.rollups), chosen by a scope:
+`OneDay` (one app's day, as committed by a watermark: what a rebuild reads, through the (app,
+time) indexes) or `Arrivals` (every app's rows committed between two watermarks: what an
+incremental pass reads, through the commit-order index; see tracking/changes.py). Times are UTC
+and a "day" is a UTC calendar day.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
-from django.db import connection, models, transaction
-from django.db.models import CharField, Count, Func, Max, Min, TextField
-from django.db.models.functions import Cast, TruncDate
+from django.db.models import Count, Max, Min
+from django.db.models.functions import TruncDate
 
 from tracking import changes
 from tracking.changes import Watermark
 from tracking.models import Click, ClickArchive, Event, Install
-
-EXPORT_CHUNK_ROWS = 5_000
 
 
 @dataclass(frozen=True)
@@ -226,7 +219,7 @@ def revenue_events(scope: Scope) -> list[RevenueEventRow]:
     return [RevenueEventRow(app_id=r[0], day=r[1], install_id=r[2], installed_at=r[3],
                             is_organic=r[4], media_source=r[5], campaign_id=r[6],
                             currency=r[7] or "", amount=r[8])
-            for r in rows.iterator(chunk_size=EXPORT_CHUNK_ROWS)]
+            for r in rows]
 
 
 def active_installs_by_cohort_day(scope: OneDay, *, max_age_days: int) -> list[tuple[date, int]]:
@@ -272,145 +265,3 @@ def active_before(activity: Sequence[Activity], *, seen: Watermark) -> set[tuple
     return found
 
 
-# --- Raw rows for CSV export ------------------------------------------------------------------
-
-class IsoUtc(Func):
-    """A timestamp as ISO 8601 UTC text with milliseconds and a Z, formatted by the database:
-    parsing millions of timestamps into datetimes only to print them again is most of an
-    export's time."""
-
-    output_field = CharField()
-    template = ("to_char(%(expressions)s AT TIME ZONE 'UTC', "
-                "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')")
-
-    def as_sqlite(self, compiler, connection, **extra):
-        return self.as_sql(compiler, connection,
-                           template="strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', %(expressions)s)",
-                           **extra)
-
-
-# Times come back as ISO 8601 text (see IsoUtc), in the order of these names.
-INSTALL_EXPORT_FIELDS = (
-    "id", "installed_at", "device_id", "platform", "match_type", "confidence", "is_organic",
-    "media_source", "campaign_id", "adset", "ad", "click_id", "attributed_touch_time",
-    "sdk_version", "os_version", "device_model")
-EVENT_EXPORT_FIELDS = (
-    "id", "event_id", "occurred_at", "received_at", "event_name", "device_id", "install_id",
-    "session_id", "revenue_amount", "revenue_currency", "properties")
-REVENUE_EXPORT_FIELDS = (
-    "id", "occurred_at", "event_name", "device_id", "install_id", "install__is_organic",
-    "install__media_source", "install__campaign_id", "revenue_amount", "revenue_currency")
-_AS_TEXT = {
-    "installed_at": IsoUtc("installed_at"),
-    "attributed_touch_time": IsoUtc("attributed_touch_time"),
-    "occurred_at": IsoUtc("occurred_at"),
-    "received_at": IsoUtc("received_at"),
-    # The JSON as stored, as text: decoding it only to encode it again would halve the speed.
-    "properties": Cast("properties", TextField()),
-}
-
-
-def _text_values(rows, fields: Sequence[str]):
-    renamed = {f"{name}_text": _AS_TEXT[name] for name in fields if name in _AS_TEXT}
-    return rows.annotate(**renamed).values_list(
-        *(f"{name}_text" if name in _AS_TEXT else name for name in fields))
-
-
-def installs_for_export(*, app_id: uuid.UUID, start: date, end: date) -> Iterator[tuple]:
-    """Installs of days start..end inclusive, oldest first, as tuples of INSTALL_EXPORT_FIELDS."""
-    since, until = day_bounds(start)[0], day_bounds(end)[1]
-    rows = (Install.objects.filter(app_id=app_id, installed_at__gte=since, installed_at__lt=until)
-            .order_by("installed_at", "id"))
-    return _stream(_text_values(rows, INSTALL_EXPORT_FIELDS))
-
-
-def events_for_export(*, app_id: uuid.UUID, start: date, end: date,
-                      revenue_only: bool = False) -> Iterator[tuple]:
-    """Events of days start..end (by occurred_at), oldest first, as tuples of
-    EVENT_EXPORT_FIELDS, or of REVENUE_EXPORT_FIELDS for revenue events only."""
-    since, until = day_bounds(start)[0], day_bounds(end)[1]
-    rows = (Event.objects.filter(app_id=app_id, occurred_at__gte=since, occurred_at__lt=until)
-            .order_by("occurred_at", "id"))
-    if revenue_only:
-        # About one event in twenty-five has revenue, and each needs its install: a plan for
-        # the whole result (one scan, a hash join, a sort) beats the default fast-start plan
-        # (an install lookup per row) by half, for a first byte a second or two later.
-        return _stream(_text_values(rows.filter(revenue_amount__isnull=False),
-                                    REVENUE_EXPORT_FIELDS), whole_result_plan=True)
-    return _stream(_text_values(rows, EVENT_EXPORT_FIELDS))
-
-
-def _stream(rows, *, whole_result_plan: bool = False) -> Iterator[tuple]:
-    # Inside a transaction PostgreSQL streams a server-side cursor; outside one Django declares
-    # it WITH HOLD, which makes the server materialise the whole result before the first row.
-    with transaction.atomic():
-        if whole_result_plan and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL cursor_tuple_fraction = 1.0")
-        yield from rows.iterator(chunk_size=EXPORT_CHUNK_ROWS)
-
-
-# --- Demo data --------------------------------------------------------------------------------
-
-_LOADABLE = {"installs": Install, "clicks": Click, "click_archive": ClickArchive,
-             "events": Event}
-
-
-def bulk_load(*, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-    """Append rows (tuples in `columns` order) to one of tracking's tables, bypassing the
-    tracking services: for the demo seeder only. Columns left out get their field's default.
-    PostgreSQL loads through COPY; other databases through bulk_create."""
-    model = _LOADABLE[table]
-    fields = {f.attname: f for f in model._meta.concrete_fields}
-    unknown = [c for c in columns if c not in fields]
-    if unknown:
-        raise ValueError(f"{table} has no column(s) {', '.join(unknown)}")
-    pk = model._meta.pk
-    if pk.attname not in columns and not isinstance(pk, models.AutoField):
-        raise ValueError(f"{table} rows need their primary key ({pk.attname})")
-    missing = [f for name, f in fields.items()
-               if name not in columns and not (f is pk and isinstance(pk, models.AutoField))]
-    defaults = tuple(None if f.null and not f.has_default() else f.get_default()
-                     for f in missing)
-    json_at = [i for i, c in enumerate(columns) if isinstance(fields[c], models.JSONField)]
-    names = [*columns, *(f.attname for f in missing)]
-    if connection.vendor == "postgresql":
-        return _copy(model, names, rows, defaults, json_at, missing)
-    count = 0
-    batch: list = []
-    for row in rows:
-        batch.append(model(**dict(zip(names, (*row, *defaults), strict=True))))
-        if len(batch) == 2_000:
-            model.objects.bulk_create(batch)
-            count += len(batch)
-            batch = []
-    model.objects.bulk_create(batch)
-    return count + len(batch)
-
-
-def _copy(model, names, rows, defaults, json_at, missing) -> int:
-    default_json = {i for i, f in enumerate(missing) if isinstance(f, models.JSONField)}
-    defaults = tuple(json.dumps(v) if i in default_json else v for i, v in enumerate(defaults))
-    column_of = {f.attname: f.column for f in model._meta.concrete_fields}
-    columns = ", ".join(connection.ops.quote_name(column_of[name]) for name in names)
-    count = 0
-    with connection.cursor() as cursor, cursor.cursor.copy(
-            f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
-    ) as copy:
-        for row in rows:
-            if json_at:
-                row = list(row)
-                for i in json_at:
-                    row[i] = json.dumps(row[i])
-            copy.write_row((*row, *defaults))
-            count += 1
-    return count
-
-
-def analyze_tables() -> None:
-    """Refresh the planner's statistics after a bulk load (PostgreSQL only)."""
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        for model in _LOADABLE.values():
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
