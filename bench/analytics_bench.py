@@ -154,9 +154,19 @@ class Client:
         headers = {"Content-Type": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
-        self.connection.request(method, path, json.dumps(body) if body else None, headers)
-        response = self.connection.getresponse()
-        return response.status, response.read()
+        for attempt in range(2):
+            try:
+                self.connection.request(method, path, json.dumps(body) if body else None,
+                                        headers)
+                response = self.connection.getresponse()
+                return response.status, response.read()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                # gunicorn closes a connection idle for 2 s (keepalive): open another.
+                self.connection.close()
+                self.connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=600)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def stream_rows(self, path: str) -> int:
         self.connection.request("GET", path, headers={"Authorization": f"Bearer {self.token}"})
