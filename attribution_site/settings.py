@@ -144,7 +144,6 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A publish must not hang a request when Redis is gone: give up fast, the beat sweep re-sends.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2,
                                    "max_retries": 1}
-CELERY_BEAT_SCHEDULE: dict = {}
 # Every queue a task is routed to, declared: `celery -A attribution_site worker` with no -Q
 # consumes all of them, so nobody has to know their names. `-Q delivery` still starts a pool
 # that only sends postbacks and webhooks (docs/delivery.md, "Running it").
@@ -169,11 +168,6 @@ DELIVERY_SWEEP_INTERVAL_SECONDS = env.int("DELIVERY_SWEEP_INTERVAL_SECONDS", 60,
 # A queue of its own (declared in CELERY_TASK_QUEUES), so slow receivers never hold up other
 # work.
 CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"}}
-CELERY_BEAT_SCHEDULE["delivery-sweep"] = {
-    "task": "delivery.sweep", "schedule": float(DELIVERY_SWEEP_INTERVAL_SECONDS),
-    "options": {"expires": max(1, DELIVERY_SWEEP_INTERVAL_SECONDS - 5)}}
-CELERY_BEAT_SCHEDULE["delivery-prune"] = {
-    "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}}
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
@@ -211,8 +205,6 @@ DEFAULT_STORE_URLS = {
     "other": env.str("DEFAULT_STORE_URL", "https://play.google.com/store/apps"),
 }
 CLICK_RETENTION_DAYS = 7
-CELERY_BEAT_SCHEDULE["tracking.prune_clicks"] = {
-    "task": "tracking.prune_clicks", "schedule": crontab(hour=3, minute=17)}
 
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -291,9 +283,22 @@ if not (len(ANALYTICS_DEFAULT_CURRENCY) == 3 and ANALYTICS_DEFAULT_CURRENCY.isas
         and ANALYTICS_DEFAULT_CURRENCY.isalpha()):
     raise ImproperlyConfigured("ANALYTICS_DEFAULT_CURRENCY must be an ISO 4217 code such as USD, "
                                f"got {ANALYTICS_DEFAULT_CURRENCY!r}")
-CELERY_BEAT_SCHEDULE["analytics.rollups_refresh"] = {
-    "task": "analytics.rollups_refresh", "schedule": float(ANALYTICS_ROLLUP_INTERVAL_SECONDS),
-    "options": {"expires": ANALYTICS_ROLLUP_INTERVAL_SECONDS}}
+
+# --- Scheduled jobs (celery beat) -----------------------------------------------------------
+# Every job beat sends, in one place. A frequent job expires before its next run, so runs that
+# piled up while no worker was free are dropped rather than replayed.
+CELERY_BEAT_SCHEDULE = {
+    "analytics.rollups_refresh": {
+        "task": "analytics.rollups_refresh", "schedule": float(ANALYTICS_ROLLUP_INTERVAL_SECONDS),
+        "options": {"expires": ANALYTICS_ROLLUP_INTERVAL_SECONDS}},
+    "delivery-sweep": {
+        "task": "delivery.sweep", "schedule": float(DELIVERY_SWEEP_INTERVAL_SECONDS),
+        "options": {"expires": max(1, DELIVERY_SWEEP_INTERVAL_SECONDS - 5)}},
+    "delivery-prune": {
+        "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}},
+    "tracking.prune_clicks": {
+        "task": "tracking.prune_clicks", "schedule": crontab(hour=3, minute=17)},
+}
 
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {
