@@ -27,11 +27,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps_registry.models import App
-from attribution_site import redis_rest
 from attribution_site.api.exceptions import Conflict, NotFound, ValidationFailed
-from attribution_site.celery import app as celery_app
 from attribution_site.write_batch import WriteBatch
-from delivery import crypto, payloads, policy, selectors, transport
+from delivery import crypto, enqueue, payloads, policy, selectors, transport
 from delivery.models import (
     Delivery,
     DeliveryAttempt,
@@ -225,27 +223,7 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
     # drop the duplicates, and their ids simply find nothing to claim.
     batch.insert(rows, ignore_conflicts=True)
     delivery_ids = [str(row.id) for row in rows]
-    batch.after_commit(lambda: deliveries_enqueue(delivery_ids))
-
-
-def deliveries_enqueue(delivery_ids: Sequence[str]) -> None:
-    """Hand deliveries to the workers in one message. Never raises: the rows are committed,
-    and a delivery whose message never reaches Redis is found by the sweep."""
-    if not delivery_ids:
-        return
-    if redis_rest.resting():  # a hung broker would hold the request for seconds
-        logger.warning("Redis at rest: %d deliveries left to the sweep", len(delivery_ids))
-        return
-    from delivery import tasks  # tasks import this module
-
-    try:
-        tasks.delivery_dispatch.apply_async(
-            (list(delivery_ids),),
-            retry=True, retry_policy={"max_retries": 1, "interval_start": 0.1})
-    except Exception:  # noqa: BLE001 - any broker failure; the sweep is the fallback
-        redis_rest.failed()
-        logger.warning("could not enqueue %d deliveries; the sweep will send them",
-                       len(delivery_ids), exc_info=True)
+    batch.after_commit(lambda: enqueue.deliveries_enqueue(delivery_ids))
 
 
 # --- Claim, send, record -----------------------------------------------------------------------
@@ -358,24 +336,11 @@ def _record(delivery: Delivery, attempt: DeliveryAttempt, outcome: Outcome) -> D
                  completed_at=None if state == State.PENDING else now, updated_at=now)
         if moved and decision.retry_in is not None:
             delay = decision.retry_in
-            transaction.on_commit(lambda: _retry_enqueue(str(delivery.id), delay))
+            transaction.on_commit(
+                lambda: enqueue.delivery_retry_enqueue(str(delivery.id), delay))
     if moved:
         delivery.state, delivery.next_attempt_at = state, next_at
     return attempt
-
-
-def _retry_enqueue(delivery_id: str, delay: float) -> None:
-    if celery_app.conf.task_always_eager:
-        # No broker (embedded default): an eager task would run at once, ignoring the
-        # countdown. The beat sweep sends the retry when it is due.
-        return
-    from delivery import tasks
-
-    try:
-        tasks.delivery_send.apply_async((delivery_id,), countdown=delay)
-    except Exception:  # noqa: BLE001 - the delivery is pending in the database; the sweep sends it
-        logger.warning("could not schedule the retry of %s; the sweep will", delivery_id,
-                       exc_info=True)
 
 
 # --- Sweep, redeliver, prune ------------------------------------------------------------------
@@ -383,7 +348,7 @@ def _retry_enqueue(delivery_id: str, delay: float) -> None:
 def sweep_grace_seconds() -> int:
     """How long past due a pending delivery may wait for its message before it is presumed
     lost. Without a broker nothing else sends retries, so then there is no grace at all."""
-    return 0 if celery_app.conf.task_always_eager else settings.DELIVERY_SWEEP_GRACE_SECONDS
+    return 0 if enqueue.runs_in_process() else settings.DELIVERY_SWEEP_GRACE_SECONDS
 
 
 def deliveries_sweep(*, now: datetime, grace_seconds: int) -> list[str]:
@@ -417,7 +382,7 @@ def deliveries_sweep(*, now: datetime, grace_seconds: int) -> list[str]:
         Delivery.objects.filter(id__in=due, state=State.PENDING).update(updated_at=now)
     delivery_ids = list(dict.fromkeys(requeued + due))
     for start in range(0, len(delivery_ids), DISPATCH_CHUNK):
-        deliveries_enqueue(delivery_ids[start:start + DISPATCH_CHUNK])
+        enqueue.deliveries_enqueue(delivery_ids[start:start + DISPATCH_CHUNK])
     if delivery_ids:
         logger.info("sweep re-enqueued %d deliveries (%d taken back from lost workers)",
                     len(delivery_ids), len(requeued))
@@ -433,8 +398,8 @@ def deliveries_redeliver(*, delivery_ids: Sequence[uuid.UUID | str]) -> int:
         Delivery.objects.filter(id__in=ids, state=State.FAILED).update(
             state=State.PENDING, max_attempts=F("attempts_made") + 1, next_attempt_at=now,
             completed_at=None, updated_at=now)
-        enqueue = [str(pk) for pk in ids]
-        transaction.on_commit(lambda: deliveries_enqueue(enqueue))
+        queued = [str(pk) for pk in ids]
+        transaction.on_commit(lambda: enqueue.deliveries_enqueue(queued))
     return len(ids)
 
 

@@ -10,7 +10,7 @@ import redis
 from django.test import override_settings
 
 from attribution_site import local_cache, redis_rest
-from delivery.services import deliveries_enqueue
+from delivery.enqueue import deliveries_enqueue
 from tests.factories import issue_key
 
 
@@ -83,6 +83,6 @@ def test_installs_keep_answering_while_redis_hangs(api, app, hung_redis, setting
 
 def test_deliveries_are_left_to_the_sweep_while_redis_rests(caplog):
     redis_rest.failed()
-    with caplog.at_level(logging.WARNING, logger="delivery.services"):
+    with caplog.at_level(logging.WARNING, logger="delivery.enqueue"):
         deliveries_enqueue([str(uuid.uuid4())])
     assert "1 deliveries left to the sweep" in caplog.text

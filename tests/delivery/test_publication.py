@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from attribution_site.celery import app as celery_app
 from attribution_site.write_batch import WriteBatch
-from delivery import services
+from delivery import enqueue, services
 from delivery.models import Delivery, DeliveryAttempt, State
 from tests.delivery.conftest import (
     event_tracked,
@@ -64,7 +64,7 @@ def test_the_one_message_carries_every_delivery_of_the_publication(app):
     make_webhook(app, "https://hooks.example/h", events=["event"])
     broker = redis.Redis.from_url(django_settings.REDIS_URL)
     broker.delete("delivery")
-    services.deliveries_enqueue([str(pk) for pk in range(3)])
+    enqueue.deliveries_enqueue([str(pk) for pk in range(3)])
     assert broker.llen("delivery") == 1
 
 
