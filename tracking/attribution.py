@@ -1,9 +1,13 @@
-"""The install attribution waterfall (spec: POST /installs). Pure: no ORM, no clock.
+"""The install attribution waterfall and the re-engagement rule (spec: POST /installs). Pure: no
+ORM, no clock.
 
 First matching tier wins: install referrer (100), device id (95-100), fingerprint (60-80),
 else organic. Only clicks from the 7-day window before the install take part; within a tier the
-latest qualifying click wins, ties broken by the click id. The verdict carries a trail saying
-why: the method, its score and factors, and every candidate considered with why it lost.
+latest qualifying click wins, ties broken by the click id. Each tier's decision is a function of
+plain values (`referrer_match`, `device_match`, `fingerprint_match`); `attribute` runs them in
+order and writes the trail: the method, its score and factors, and every candidate considered
+with why it lost. A device that installed already re-engages through a later click
+(`reengagement`). The rules in prose: docs/attribution.md.
 """
 
 from __future__ import annotations
@@ -11,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from tracking import fingerprint
 from tracking.referrer import ReferrerInfo
 from tracking.signals import ClickCandidate, InstallSignals
 
+# Spec, Limits: "Click retention and attribution window". The one definition: the waterfall,
+# re-engagement, click pruning and the analytics touchpoints all read it.
 WINDOW = timedelta(days=7)
 ZERO_DEVICE_IDS = {"", "00000000-0000-0000-0000-000000000000", "0000-0000",
                    "00000000000000000000000000000000"}
@@ -42,6 +49,22 @@ class Verdict:
         return self.match_type == ORGANIC
 
 
+class Match(NamedTuple):
+    """A tier's decision: the click that won (none when a referrer names only its source), how
+    sure it is, and the evidence as the trail shows it (score, factors, penalties)."""
+
+    method: str
+    confidence: float
+    evidence: dict
+    click: ClickCandidate | None = None
+    source: ReferrerInfo | None = None
+
+
+# The trail has always shown the constant scores as whole numbers (100, 0) and the computed
+# ones as the confidence itself; stored trails keep one shape.
+NO_MATCH = Match(ORGANIC, 0.0, {"score": 0, "factors": {}})
+
+
 def usable_device_id(device_id: str | None) -> str | None:
     """None for absent or zeroed advertising ids (limit-ad-tracking devices send zeros)."""
     if device_id is None:
@@ -52,12 +75,217 @@ def usable_device_id(device_id: str | None) -> str | None:
     return cleaned
 
 
+def _recency(click: ClickCandidate) -> tuple[datetime, str]:
+    return click.clicked_at, str(click.id)
+
+
 def _latest_first(clicks: Sequence[ClickCandidate]) -> list[ClickCandidate]:
-    return sorted(clicks, key=lambda c: (c.clicked_at, str(c.id)), reverse=True)
+    return sorted(clicks, key=_recency, reverse=True)
 
 
 def _in_window(click: ClickCandidate, installed_at: datetime, window: timedelta) -> bool:
     return installed_at - window <= click.clicked_at <= installed_at
+
+
+# --- Decisions, tier by tier ----------------------------------------------------------------
+
+def referrer_match(referrer: ReferrerInfo | None, referrer_click: ClickCandidate | None, *,
+                   installed_at: datetime, window: timedelta = WINDOW) -> Match | None:
+    """Tier 1, deterministic: the referrer names our click (in the window), or names a source
+    without a click of ours."""
+    if referrer is None:
+        return None
+    if referrer_click is not None and _in_window(referrer_click, installed_at, window):
+        return Match(INSTALL_REFERRER, 100.0,
+                     {"score": 100, "factors": {"referrer_click_id": str(referrer_click.id)}},
+                     click=referrer_click)
+    if referrer.click_id is None and referrer.media_source:
+        # A campaign link that did not pass through our redirector (utm parameters).
+        return Match(INSTALL_REFERRER, 100.0,
+                     {"score": 100, "factors": {"referrer_source": referrer.media_source}},
+                     source=referrer)
+    # Our click id, but the click is gone or too old: the window rules, not the referrer.
+    return None
+
+
+def clicks_of_device(candidates: Sequence[ClickCandidate], device_id: str | None, *,
+                  installed_at: datetime, window: timedelta = WINDOW) -> list[ClickCandidate]:
+    """The candidates that are this device's clicks in the window (`device_id` is usable)."""
+    if device_id is None:
+        return []
+    return [c for c in candidates if _in_window(c, installed_at, window)
+            and usable_device_id(c.advertising_id) == device_id]
+
+
+def device_match(clicks: Sequence[ClickCandidate], *, os_family: str) -> Match | None:
+    """Tier 2: the device's latest click; 95 instead of 100 when the click's OS contradicts
+    the install's platform (a shared or reset advertising id)."""
+    if not clicks:
+        return None
+    chosen = max(clicks, key=_recency)
+    if chosen.os_family and os_family and chosen.os_family != os_family:
+        return Match(DEVICE_ID, 95.0, {"score": 95.0, "factors": {
+            "device_id": 100, "os_contradiction": -5}}, click=chosen)
+    return Match(DEVICE_ID, 100.0, {"score": 100.0, "factors": {"device_id": 100}},
+                 click=chosen)
+
+
+def fingerprint_match(ranked: Sequence[fingerprint.Scored]) -> Match | None:
+    """Tier 3: among the clicks scoring at least the threshold after the penalties, the latest
+    (then the surer)."""
+    best = max((s for s in ranked if s.confidence >= fingerprint.THRESHOLD),
+               key=lambda s: (s.click.clicked_at, s.confidence, str(s.click.id)), default=None)
+    if best is None:
+        return None
+    return Match(FINGERPRINT, best.confidence, {
+        "score": best.confidence, "factors": best.score.factors,
+        "crowd_penalty": best.crowd_penalty, "ambiguity_penalty": best.ambiguity_penalty},
+        click=best.click)
+
+
+def reengagement(*, now: datetime, installed_at: datetime,
+                 last_reengagement_click_at: datetime | None,
+                 device_clicks: Sequence[ClickCandidate], window: timedelta = WINDOW
+                 ) -> Verdict | None:
+    """A device that installed already re-engages through its latest click after its last
+    attribution (the install, or the click of its latest re-engagement) and within the window:
+    a device id match at 100. None when it has no such click."""
+    attributed_at = (max(installed_at, last_reengagement_click_at)
+                     if last_reengagement_click_at else installed_at)
+    since = max(attributed_at, now - window)
+    clicks = [c for c in device_clicks if c.clicked_at > since]
+    if not clicks:
+        return None
+    return _from_click(DEVICE_ID, 100.0, max(clicks, key=_recency))
+
+
+# --- The waterfall and its trail ------------------------------------------------------------
+
+def attribute(*, installed_at: datetime, signals: InstallSignals,
+              referrer: ReferrerInfo | None, referrer_click: ClickCandidate | None,
+              device_candidates: Sequence[ClickCandidate],
+              fingerprint_candidates: Sequence[ClickCandidate],
+              window: timedelta = WINDOW) -> Verdict:
+    """First matching tier wins: referrer, device id, fingerprint, else organic."""
+    trail = _Trail(installed_at=installed_at, window=window)
+    match = (_referrer_tier(trail, referrer, referrer_click,
+                            later=[*device_candidates, *fingerprint_candidates])
+             or _device_tier(trail, signals, device_candidates, later=fingerprint_candidates)
+             or _fingerprint_tier(trail, signals, fingerprint_candidates)
+             or NO_MATCH)
+    return trail.verdict(match)
+
+
+def _referrer_tier(trail: _Trail, referrer: ReferrerInfo | None,
+                   referrer_click: ClickCandidate | None, *, later: Sequence[ClickCandidate]
+                   ) -> Match | None:
+    match = referrer_match(referrer, referrer_click, installed_at=trail.installed_at,
+                           window=trail.window)
+    if referrer is None:
+        trail.step(INSTALL_REFERRER, "no usable referrer")
+    elif match is None:
+        trail.step(INSTALL_REFERRER, "named click is unknown or outside the window")
+    elif match.click is not None:
+        trail.step(INSTALL_REFERRER, "matched the click it names")
+        trail.beaten(later, match.click, "install referrer named another click")
+    else:
+        trail.step(INSTALL_REFERRER, "named source and campaign")
+        trail.beaten(later, None, "install referrer named the source")
+    return match
+
+
+def _device_tier(trail: _Trail, signals: InstallSignals,
+                 candidates: Sequence[ClickCandidate], *, later: Sequence[ClickCandidate]
+                 ) -> Match | None:
+    device_id = usable_device_id(signals.device_id)
+    own = clicks_of_device(candidates, device_id, installed_at=trail.installed_at,
+                        window=trail.window)
+    match = device_match(own, os_family=signals.os_family)
+    for click in candidates:
+        if click not in own:
+            trail.lost(click, "outside the 7-day window", method=DEVICE_ID)
+    if device_id is None:
+        trail.step(DEVICE_ID, "no usable device id")
+    elif match is None:
+        trail.step(DEVICE_ID, "no click with this device id")
+    else:
+        for click in _latest_first(own)[1:]:
+            trail.lost(click, "a later click of the same device won", method=DEVICE_ID)
+        trail.beaten(later, match.click, "device id matched first")
+        trail.step(DEVICE_ID, "matched")
+    return match
+
+
+def _fingerprint_tier(trail: _Trail, signals: InstallSignals,
+                      candidates: Sequence[ClickCandidate]) -> Match | None:
+    scoring = [c for c in candidates if _in_window(c, trail.installed_at, trail.window)]
+    ranked = fingerprint.rank(scoring, signals, installed_at=trail.installed_at)
+    match = fingerprint_match(ranked)
+    for item in ranked:
+        if match is None or item.click.id != match.click.id:
+            trail.lost(item.click, _why_fingerprint_lost(item), method=FINGERPRINT,
+                       confidence=item.confidence, factors=item.score.factors,
+                       penalties={"crowd": item.crowd_penalty,
+                                  "ambiguity": item.ambiguity_penalty})
+    trail.cap()
+    if match is not None:
+        trail.step(FINGERPRINT, "matched")
+    else:
+        trail.step(FINGERPRINT, "no click scored 60 or more" if scoring
+                   else "no click from this network")
+    return match
+
+
+def _why_fingerprint_lost(item: fingerprint.Scored) -> str:
+    if item.score.disqualified:
+        return item.score.disqualified
+    if item.ambiguity_penalty and item.score.confidence >= fingerprint.THRESHOLD:
+        return "ambiguous: other devices on this network score alike"
+    if item.crowd_penalty and item.score.confidence >= fingerprint.THRESHOLD:
+        return "crowded address: many devices clicked from it"
+    if item.confidence < fingerprint.THRESHOLD:
+        return f"score {item.confidence} below {fingerprint.THRESHOLD:g}"
+    return "a later qualifying click won"
+
+
+class _Trail:
+    """The decision trail as it is stored on the install: the window, what each tier found
+    (`steps`), the candidates that lost and why, then the winning method and its evidence."""
+
+    def __init__(self, *, installed_at: datetime, window: timedelta):
+        self.installed_at, self.window = installed_at, window
+        self.steps: list[dict] = []
+        self.losers: list[dict] = []
+
+    def step(self, method: str, outcome: str) -> None:
+        self.steps.append({"method": method, "outcome": outcome})
+
+    def lost(self, click: ClickCandidate, reason: str, **details) -> None:
+        self.losers.append({**_describe(click), **details, "lost_because": reason})
+
+    def beaten(self, clicks: Sequence[ClickCandidate], winner: ClickCandidate | None,
+               reason: str) -> None:
+        """The candidates of tiers the match made unnecessary (at most MAX_TRAIL_CANDIDATES)."""
+        for click in clicks[:MAX_TRAIL_CANDIDATES]:
+            if winner is None or click.id != winner.id:
+                self.losers.append({**_describe(click), "lost_because": reason})
+
+    def cap(self) -> None:
+        del self.losers[MAX_TRAIL_CANDIDATES:]
+
+    def verdict(self, match: Match) -> Verdict:
+        trail = {"window_start": (self.installed_at - self.window).isoformat(),
+                 "steps": self.steps, "candidates": self.losers, "method": match.method,
+                 **match.evidence}
+        if match.click is not None:
+            return _from_click(match.method, match.confidence, match.click,
+                               {**trail, "click": _describe(match.click)})
+        source = match.source
+        if source is None:
+            return Verdict(match_type=match.method, confidence=match.confidence, trail=trail)
+        return Verdict(match_type=match.method, confidence=match.confidence,
+                       media_source=source.media_source, campaign_id=source.campaign_id,
+                       adset=source.adset, ad=source.ad, trail=trail)
 
 
 def _describe(click: ClickCandidate) -> dict:
@@ -65,124 +293,9 @@ def _describe(click: ClickCandidate) -> dict:
             "media_source": click.media_source or None, "campaign_id": click.campaign_id or None}
 
 
-def _from_click(match_type: str, confidence: float, click: ClickCandidate, trail: dict
-                ) -> Verdict:
+def _from_click(match_type: str, confidence: float, click: ClickCandidate,
+                trail: dict | None = None) -> Verdict:
     return Verdict(match_type=match_type, confidence=confidence, click=click,
                    media_source=click.media_source or None,
                    campaign_id=click.campaign_id or None, adset=click.adset or None,
-                   ad=click.ad or None, touch_time=click.clicked_at, trail=trail)
-
-
-def attribute(*, installed_at: datetime, signals: InstallSignals,
-              referrer: ReferrerInfo | None, referrer_click: ClickCandidate | None,
-              device_candidates: Sequence[ClickCandidate],
-              fingerprint_candidates: Sequence[ClickCandidate],
-              window: timedelta = WINDOW) -> Verdict:
-    steps: list[dict] = []
-    losers: list[dict] = []
-    trail = {"window_start": (installed_at - window).isoformat(), "steps": steps,
-             "candidates": losers}
-
-    # 1. Install referrer: deterministic, names the click or at least the source.
-    if referrer is None:
-        steps.append({"method": INSTALL_REFERRER, "outcome": "no usable referrer"})
-    else:
-        if referrer_click is not None and _in_window(referrer_click, installed_at, window):
-            steps.append({"method": INSTALL_REFERRER, "outcome": "matched the click it names"})
-            _record_losers(losers, [*device_candidates, *fingerprint_candidates],
-                           referrer_click, "install referrer named another click")
-            return _from_click(INSTALL_REFERRER, 100.0, referrer_click,
-                               {**trail, "method": INSTALL_REFERRER, "score": 100,
-                                "factors": {"referrer_click_id": str(referrer_click.id)},
-                                "click": _describe(referrer_click)})
-        if referrer.click_id is None and referrer.media_source:
-            # A campaign link that did not pass through our redirector (utm parameters).
-            steps.append({"method": INSTALL_REFERRER, "outcome": "named source and campaign"})
-            _record_losers(losers, [*device_candidates, *fingerprint_candidates], None,
-                           "install referrer named the source")
-            return Verdict(match_type=INSTALL_REFERRER, confidence=100.0,
-                           media_source=referrer.media_source,
-                           campaign_id=referrer.campaign_id, adset=referrer.adset,
-                           ad=referrer.ad, touch_time=None,
-                           trail={**trail, "method": INSTALL_REFERRER, "score": 100,
-                                  "factors": {"referrer_source": referrer.media_source}})
-        # Our click id, but the click is gone or too old: the window rules, not the referrer.
-        steps.append({"method": INSTALL_REFERRER,
-                      "outcome": "named click is unknown or outside the window"})
-
-    # 2. Device id: the latest click of this device in the window.
-    device_id = usable_device_id(signals.device_id)
-    in_window = [c for c in device_candidates if _in_window(c, installed_at, window)
-                 and device_id is not None and usable_device_id(c.advertising_id) == device_id]
-    for click in device_candidates:
-        if click not in in_window:
-            losers.append({**_describe(click), "method": DEVICE_ID,
-                           "lost_because": "outside the 7-day window"})
-    if device_id is None:
-        steps.append({"method": DEVICE_ID, "outcome": "no usable device id"})
-    elif not in_window:
-        steps.append({"method": DEVICE_ID, "outcome": "no click with this device id"})
-    else:
-        chosen, *older = _latest_first(in_window)
-        for click in older:
-            losers.append({**_describe(click), "method": DEVICE_ID,
-                           "lost_because": "a later click of the same device won"})
-        _record_losers(losers, fingerprint_candidates, chosen, "device id matched first")
-        confidence = 100.0
-        factors = {"device_id": 100}
-        if chosen.os_family and signals.os_family and chosen.os_family != signals.os_family:
-            confidence, factors["os_contradiction"] = 95.0, -5
-        steps.append({"method": DEVICE_ID, "outcome": "matched"})
-        return _from_click(DEVICE_ID, confidence, chosen,
-                           {**trail, "method": DEVICE_ID, "score": confidence,
-                            "factors": factors, "click": _describe(chosen)})
-
-    # 3. Fingerprint: scored, decayed, penalised when ambiguous; 60 or more qualifies.
-    window_candidates = [c for c in fingerprint_candidates
-                         if _in_window(c, installed_at, window)]
-    ranked = fingerprint.rank(window_candidates, signals, installed_at=installed_at)
-    qualifying = [s for s in ranked if s.confidence >= fingerprint.THRESHOLD]
-    qualifying.sort(key=lambda s: (s.click.clicked_at, s.confidence, str(s.click.id)),
-                    reverse=True)
-    chosen_scored = qualifying[0] if qualifying else None
-    for item in ranked:
-        if chosen_scored is not None and item.click.id == chosen_scored.click.id:
-            continue
-        if item.score.disqualified:
-            reason = item.score.disqualified
-        elif item.ambiguity_penalty and item.score.confidence >= fingerprint.THRESHOLD:
-            reason = "ambiguous: other devices on this network score alike"
-        elif item.crowd_penalty and item.score.confidence >= fingerprint.THRESHOLD:
-            reason = "crowded address: many devices clicked from it"
-        elif item.confidence < fingerprint.THRESHOLD:
-            reason = f"score {item.confidence} below {fingerprint.THRESHOLD:g}"
-        else:
-            reason = "a later qualifying click won"
-        losers.append({**_describe(item.click), "method": FINGERPRINT,
-                       "confidence": item.confidence, "factors": item.score.factors,
-                       "penalties": {"crowd": item.crowd_penalty,
-                                     "ambiguity": item.ambiguity_penalty},
-                       "lost_because": reason})
-    del losers[MAX_TRAIL_CANDIDATES:]
-    if chosen_scored is not None:
-        steps.append({"method": FINGERPRINT, "outcome": "matched"})
-        click = chosen_scored.click
-        return _from_click(FINGERPRINT, chosen_scored.confidence, click,
-                           {**trail, "method": FINGERPRINT, "score": chosen_scored.confidence,
-                            "factors": chosen_scored.score.factors,
-                            "crowd_penalty": chosen_scored.crowd_penalty,
-                            "ambiguity_penalty": chosen_scored.ambiguity_penalty,
-                            "click": _describe(click)})
-    steps.append({"method": FINGERPRINT, "outcome": "no click scored 60 or more"
-                  if window_candidates else "no click from this network"})
-
-    # 4. Organic.
-    return Verdict(match_type=ORGANIC, confidence=0.0,
-                   trail={**trail, "method": ORGANIC, "score": 0, "factors": {}})
-
-
-def _record_losers(losers: list[dict], clicks: Sequence[ClickCandidate],
-                   chosen: ClickCandidate | None, reason: str) -> None:
-    for click in clicks[:MAX_TRAIL_CANDIDATES]:
-        if chosen is None or click.id != chosen.id:
-            losers.append({**_describe(click), "lost_because": reason})
+                   ad=click.ad or None, touch_time=click.clicked_at, trail=trail or {})

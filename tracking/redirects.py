@@ -1,5 +1,6 @@
 """Where a click redirects to (spec: GET /clicks, redirect priority). Pure.
 
+`redirect_target` owns the order:
 1. `redirect_url` when it is an absolute http(s) URL (anything else is ignored: javascript:,
    data:, protocol-relative, control characters);
 2. the app's store URL by platform detection: iOS devices get the App Store URL, Android
@@ -14,11 +15,40 @@ from __future__ import annotations
 
 import uuid
 from functools import lru_cache
+from typing import Protocol
 from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 
 from tracking.referrer import store_referrer
 
 PLAY_HOSTS = {"play.google.com", "market.android.com"}
+
+
+class AppStores(Protocol):
+    """What the redirector knows of an app (apps_registry's AppTarget)."""
+
+    platform: str
+    app_store_url: str | None
+    play_store_url: str | None
+    domain: str | None
+
+
+def redirect_target(*, redirect_url: str | None, device_platform: str,
+                    app: AppStores | None, defaults: dict[str, str],
+                    click_id: uuid.UUID | None, media_source: str, campaign_id: str) -> str:
+    """The first usable of: the link's own URL, the app's store for this device, the default
+    store. With a recorded click, a Play Store target names it in its referrer."""
+    target = safe_redirect_url(redirect_url)
+    if target is None and app is not None:
+        target = store_target(
+            device_platform=device_platform, app_platform=app.platform,
+            app_store_url=app.app_store_url, play_store_url=app.play_store_url,
+            domain=app.domain)
+    if target is None:
+        target = default_target(device_platform=device_platform, defaults=defaults)
+    if click_id is not None:
+        target = with_play_referrer(target, click_id=click_id, media_source=media_source,
+                                    campaign_id=campaign_id)
+    return target
 
 
 def safe_redirect_url(value: str | None) -> str | None:

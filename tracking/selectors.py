@@ -150,10 +150,10 @@ _REPEAT_SQL = (
     f"FROM {Install._meta.db_table} i WHERE i.id = %s")
 
 
-def install_for_repeat(*, install_id: uuid.UUID) -> tuple[Install, datetime]:
+def install_for_repeat(*, install_id: uuid.UUID) -> tuple[Install, datetime | None]:
     """A known device's install, with what a repeat answers (its other fields deferred), and
-    when it was last attributed: the install, or its latest re-engagement's click. One
-    prepared statement on PostgreSQL, where the ORM took three queries."""
+    the click time of its latest re-engagement (None before the first). One prepared
+    statement on PostgreSQL, where the ORM took three queries."""
     if _fast():
         [row] = _raw(_REPEAT_SQL, [install_id])
         install = Install.from_db(connection.alias, _REPEAT_FIELDS, row[:-1])
@@ -162,7 +162,7 @@ def install_for_repeat(*, install_id: uuid.UUID) -> tuple[Install, datetime]:
         install = Install.objects.only(*_REPEAT_FIELDS).get(id=install_id)
         latest = (Reengagement.objects.filter(install_id=install_id).order_by("-clicked_at")
                   .values_list("clicked_at", flat=True).first())
-    return install, max(install.installed_at, latest) if latest else install.installed_at
+    return install, latest
 
 
 def installs_for_app(*, app_id: uuid.UUID, device_id: str | None = None) -> QuerySet[Install]:

@@ -205,17 +205,17 @@ def _install_attributed(install: Install) -> domain_events.InstallAttributed:
 def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
                     ) -> InstallOutcome:
     """A device we know: a click since its last attribution is a re-engagement. The device's
-    clicks of the window, latest first, came with the waterfall's lookup."""
-    install, attributed_at = selectors.install_for_repeat(install_id=install_id)
-    since = max(attributed_at, now - attribution.WINDOW)
-    clicks = [c for c in device_clicks if c.clicked_at > since]
-    if not clicks:
+    clicks of the window came with the waterfall's lookup."""
+    install, last_reengagement_click_at = selectors.install_for_repeat(install_id=install_id)
+    verdict = attribution.reengagement(
+        now=now, installed_at=install.installed_at,
+        last_reengagement_click_at=last_reengagement_click_at, device_clicks=device_clicks)
+    if verdict is None:
         return InstallOutcome(install=install, created=False)
-    click = max(clicks, key=lambda c: (c.clicked_at, str(c.id)))
     reengagement = Reengagement(
-        app_id=install.app_id, install=install, click_id=click.id,
-        media_source=click.media_source or None, campaign_id=click.campaign_id or None,
-        clicked_at=click.clicked_at, reengaged_at=now)
+        app_id=install.app_id, install=install, click_id=verdict.click.id,
+        media_source=verdict.media_source, campaign_id=verdict.campaign_id,
+        clicked_at=verdict.touch_time, reengaged_at=now)
     try:
         with transaction.atomic():
             reengagement.save(force_insert=True)
@@ -223,9 +223,10 @@ def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
                 app_id=install.app_id, install_id=install.id,
                 reengagement_id=reengagement.id, device_id=install.device_id,
                 platform=install.platform, media_source=reengagement.media_source,
-                campaign_id=reengagement.campaign_id, match_type=attribution.DEVICE_ID,
-                confidence=100.0, click_id=click.id, click_time=click.clicked_at,
-                reengaged_at=now, original_media_source=install.media_source)])
+                campaign_id=reengagement.campaign_id, match_type=verdict.match_type,
+                confidence=verdict.confidence, click_id=verdict.click.id,
+                click_time=verdict.touch_time, reengaged_at=now,
+                original_media_source=install.media_source)])
     except IntegrityError:  # a concurrent repeat recorded this click already
         return InstallOutcome(install=install, created=False)
     return InstallOutcome(install=install, created=False, reengagement=reengagement)
@@ -336,8 +337,8 @@ def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]
 HOT_STORE_SLACK = timedelta(hours=1)
 
 
-def clicks_prune(*, now: datetime, retention_days: int, batch_size: int = 10_000,
-                 progress=None) -> int:
+def clicks_prune(*, now: datetime, retention_days: int = attribution.WINDOW.days,
+                 batch_size: int = 10_000, progress=None) -> int:
     """Delete hot-store clicks older than the window and HOT_STORE_SLACK, a batch at a time;
     the archive stays.
 

@@ -1,7 +1,6 @@
 """Scheduled tracking work."""
 
 from celery import shared_task
-from django.conf import settings
 from django.utils import timezone
 
 from tracking.services import clicks_prune
@@ -9,4 +8,4 @@ from tracking.services import clicks_prune
 
 @shared_task(name="tracking.prune_clicks", ignore_result=True)
 def prune_clicks() -> int:
-    return clicks_prune(now=timezone.now(), retention_days=settings.CLICK_RETENTION_DAYS)
+    return clicks_prune(now=timezone.now())

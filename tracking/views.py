@@ -88,19 +88,10 @@ def click_redirect(request):
     except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here
         logger.exception("click not recorded for app %s", app_id)
 
-    target = redirects.safe_redirect_url(params.get("redirect_url"))
-    if target is None and app is not None:
-        target = redirects.store_target(
-            device_platform=device.platform, app_platform=app.platform,
-            app_store_url=app.app_store_url, play_store_url=app.play_store_url,
-            domain=app.domain)
-    if target is None:
-        target = redirects.default_target(device_platform=device.platform,
-                                          defaults=settings.DEFAULT_STORE_URLS)
-    if click_id is not None:
-        target = redirects.with_play_referrer(target, click_id=click_id,
-                                              media_source=params.get("pid", ""),
-                                              campaign_id=params.get("c", ""))
+    target = redirects.redirect_target(
+        redirect_url=params.get("redirect_url"), device_platform=device.platform, app=app,
+        defaults=settings.DEFAULT_STORE_URLS, click_id=click_id,
+        media_source=params.get("pid", ""), campaign_id=params.get("c", ""))
     response = HttpResponseRedirect(target)
     response["Cache-Control"] = "no-store"
     return response

@@ -3,7 +3,15 @@
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from tracking.attribution import attribute, usable_device_id
+from tracking.attribution import (
+    attribute,
+    clicks_of_device,
+    device_match,
+    fingerprint_match,
+    reengagement,
+    referrer_match,
+    usable_device_id,
+)
 from tracking.referrer import ReferrerInfo
 from tracking.signals import ClickCandidate, InstallSignals
 
@@ -126,3 +134,90 @@ def test_organic_result_has_no_source():
         "organic", True, None, None, None, 0.0)
     assert [s["method"] for s in verdict.trail["steps"]] == [
         "install_referrer", "device_id", "fingerprint"]
+
+
+# --- Each tier's decision on its own ---------------------------------------------------------
+
+def test_a_referrer_naming_a_click_in_the_window_matches_that_click():
+    named = click()
+    match = referrer_match(ReferrerInfo(click_id=named.id, media_source="fb", campaign_id="c1"),
+                           named, installed_at=NOW)
+    assert (match.method, match.confidence, match.click, match.source) == (
+        "install_referrer", 100.0, named, None)
+
+
+def test_a_referrer_naming_a_stale_or_unknown_click_decides_nothing():
+    stale = click(minutes_ago=8 * 24 * 60)
+    names_it = ReferrerInfo(click_id=stale.id, media_source="fb", campaign_id="c1")
+    assert referrer_match(names_it, stale, installed_at=NOW) is None
+    assert referrer_match(names_it, None, installed_at=NOW) is None
+    assert referrer_match(None, None, installed_at=NOW) is None
+
+
+def test_a_referrer_naming_only_a_source_matches_without_a_click():
+    source = ReferrerInfo(click_id=None, media_source="newsletter", campaign_id="nov")
+    match = referrer_match(source, None, installed_at=NOW)
+    assert (match.click, match.source, match.evidence["factors"]) == (
+        None, source, {"referrer_source": "newsletter"})
+
+
+def test_only_the_devices_own_clicks_in_the_window_are_its_clicks():
+    own = click(advertising_id="GAID-1")
+    other = click(advertising_id="gaid-2")
+    stale = click(minutes_ago=7 * 24 * 60 + 1, advertising_id="gaid-1")
+    assert clicks_of_device([own, other, stale], "gaid-1", installed_at=NOW) == [own]
+    assert clicks_of_device([own], None, installed_at=NOW) == []
+
+
+def test_the_device_tier_takes_the_latest_click_and_95_when_its_os_contradicts():
+    old, new = click(120), click(10, os_family="iOS")
+    match = device_match([old, new], os_family="Android")
+    assert (match.click, match.confidence, match.evidence["factors"]) == (
+        new, 95.0, {"device_id": 100, "os_contradiction": -5})
+    assert device_match([old], os_family="Android").confidence == 100.0
+    assert device_match([], os_family="Android") is None
+
+
+def test_the_fingerprint_tier_takes_the_latest_qualifying_click():
+    from tracking import fingerprint
+
+    def scored(minutes_ago, confidence):
+        item = click(minutes_ago)
+        return fingerprint.Scored(item, fingerprint.Score(confidence, int(confidence)))
+
+    weak, older, newer = scored(1, 59.0), scored(90, 75.0), scored(30, 61.0)
+    match = fingerprint_match([weak, older, newer])
+    assert (match.method, match.click, match.confidence) == ("fingerprint", newer.click, 61.0)
+    assert fingerprint_match([weak]) is None
+
+
+# --- Re-engagement ---------------------------------------------------------------------------
+
+INSTALLED = NOW - timedelta(days=2)
+
+
+def test_a_click_after_the_install_re_engages_with_the_latest_such_click():
+    before, after, latest = (click(3 * 24 * 60), click(24 * 60, media_source="rt"),
+                             click(60, media_source="", campaign_id=""))
+    verdict = reengagement(now=NOW, installed_at=INSTALLED, last_reengagement_click_at=None,
+                           device_clicks=[before, latest, after])
+    assert (verdict.match_type, verdict.confidence, verdict.click) == ("device_id", 100.0, latest)
+    assert (verdict.media_source, verdict.campaign_id, verdict.touch_time) == (
+        None, None, latest.clicked_at)
+
+
+def test_no_click_since_the_last_attribution_is_no_re_engagement():
+    used = click(60)
+    assert reengagement(now=NOW, installed_at=INSTALLED, last_reengagement_click_at=None,
+                        device_clicks=[click(3 * 24 * 60)]) is None
+    assert reengagement(now=NOW, installed_at=INSTALLED,
+                        last_reengagement_click_at=used.clicked_at,
+                        device_clicks=[used, click(120)]) is None
+
+
+def test_a_click_older_than_the_window_never_re_engages():
+    long_ago = NOW - timedelta(days=30)
+    assert reengagement(now=NOW, installed_at=long_ago, last_reengagement_click_at=None,
+                        device_clicks=[click(7 * 24 * 60 + 1)]) is None
+    assert reengagement(now=NOW, installed_at=long_ago, last_reengagement_click_at=None,
+                        device_clicks=[click(7 * 24 * 60 - 1)]) is not None

@@ -5,7 +5,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tracking.redirects import safe_redirect_url, store_target, with_play_referrer
+from tracking.redirects import (
+    redirect_target,
+    safe_redirect_url,
+    store_target,
+    with_play_referrer,
+)
 
 
 @pytest.mark.parametrize("value,safe", [
@@ -92,3 +97,36 @@ def test_the_play_referrer_is_what_re_encoding_the_whole_url_gives(url):
         expected = url
     assert with_play_referrer(url, click_id=click_id, media_source="fb a",
                               campaign_id="c&1") == expected
+
+
+class App:
+    platform = "android"
+    app_store_url = "https://apps.apple.com/app/id1"
+    play_store_url = "https://play.google.com/store/apps/details?id=x"
+    domain = None
+
+
+DEFAULTS = {"ios": "https://apps.apple.com/", "other": "https://play.google.com/store/apps"}
+
+
+def target(**overrides):
+    values = dict(redirect_url=None, device_platform="android", app=App(), defaults=DEFAULTS,
+                  click_id=None, media_source="fb", campaign_id="c")
+    values.update(overrides)
+    return redirect_target(**values)
+
+
+def test_the_links_own_url_comes_first_then_the_apps_store_then_the_default():
+    assert target(redirect_url="https://example.com/x") == "https://example.com/x"
+    assert target(redirect_url="javascript:alert(1)") == App.play_store_url
+    assert target(device_platform="ios") == App.app_store_url
+    assert target(app=None, device_platform="ios") == "https://apps.apple.com/"
+    assert target(app=None) == "https://play.google.com/store/apps"
+
+
+def test_a_recorded_click_is_named_in_whichever_play_store_target_wins():
+    click_id = uuid.uuid4()
+    for url in (target(click_id=click_id), target(app=None, click_id=click_id)):
+        referrer = parse_qs(urlsplit(url).query)["referrer"][0]
+        assert parse_qs(referrer)["click_id"] == [str(click_id)]
+    assert target(device_platform="ios", click_id=click_id) == App.app_store_url

@@ -1,10 +1,10 @@
 """`python manage.py prune_clicks`: remove clicks past the attribution window from the hot
 store, in batches, with progress. The archive is never touched. Beat also runs it daily."""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
+from tracking.attribution import WINDOW
 from tracking.services import clicks_prune
 
 
@@ -14,7 +14,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--batch-size", type=int, default=10_000)
         parser.add_argument("--retention-days", type=int,
-                            default=settings.CLICK_RETENTION_DAYS)
+                            default=WINDOW.days)
 
     def handle(self, *args, batch_size, retention_days, **options):
         if batch_size < 1 or retention_days < 1:
