@@ -11,14 +11,16 @@ import logging
 
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
 from django.utils import timezone
+
+from attribution_site.api import envelope
+from attribution_site.api.exceptions import ServiceUnavailable
 
 logger = logging.getLogger(__name__)
 
 
 def healthz(request):
-    return JsonResponse({"success": True, "data": {"status": "ok"}})
+    return envelope.success_response({"status": "ok"})
 
 
 def _database_ok() -> bool:
@@ -70,7 +72,5 @@ def readyz(request):
                        for name, ok in checks.items()}}
     body["checks"]["deliveries"], body["deliveries"] = _deliveries(bool(checks["database"]))
     if ready:
-        return JsonResponse({"success": True, "data": body})
-    return JsonResponse({"success": False, "error": {
-        "code": "INTERNAL_ERROR", "message": "A backing service is unavailable.",
-        "details": body["checks"]}}, status=503)
+        return envelope.success_response(body)
+    return envelope.error_response(ServiceUnavailable(details=body["checks"]))

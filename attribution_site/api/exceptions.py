@@ -1,8 +1,10 @@
-"""Error codes and the one exception handler that writes every error body (spec: Errors).
+"""Error codes and the errors views raise (spec: Errors), each with its status and message.
 
-Views raise; this module turns any exception into `{success: false, error: {code, message,
-details}}`. `details` is always an object: for VALIDATION_ERROR it maps each field to a list of
-messages (`non_field_errors` for the body as a whole).
+Views and services raise an `ApiError`; `api_error` says which one any other exception (DRF's,
+Django's, or an unexpected one) stands for, and `envelope_exception_handler`, DRF's handler,
+answers it through the envelope (attribution_site/api/envelope.py), as the SDK endpoints and the
+middleware do. `details` is always an object: for VALIDATION_ERROR it maps each field to a list
+of messages (`non_field_errors` for the body as a whole).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
+
+from attribution_site.api import envelope
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +43,16 @@ class ApiError(Exception):
 
     code = ErrorCode.INTERNAL_ERROR
     default_message = "Internal server error."
+    retry_after: int | None = None
 
     def __init__(self, message: str | None = None, details: dict[str, Any] | None = None):
         self.message = message or self.default_message
         self.details = details or {}
         super().__init__(self.message)
+
+    @property
+    def status(self) -> int:
+        return self.code.status
 
 
 class ValidationFailed(ApiError):
@@ -66,34 +75,104 @@ class NotFound(ApiError):
     default_message = "Not found."
 
 
+class NoSuchEndpoint(NotFound):
+    default_message = "No such endpoint."
+
+
+class MethodNotAllowed(ApiError):
+    code = ErrorCode.METHOD_NOT_ALLOWED
+    default_message = "Method not allowed."
+
+
 class Conflict(ApiError):
     code = ErrorCode.CONFLICT
     default_message = "The resource already exists."
 
 
 class RateLimited(ApiError):
+    """Over a limit; without `retry_after` (a bare 429 from elsewhere) the wait is not known."""
+
     code = ErrorCode.RATE_LIMITED
     default_message = "Too many requests."
 
-    def __init__(self, retry_after: int, message: str | None = None):
+    def __init__(self, retry_after: int | None = None, message: str | None = None):
+        if retry_after is None:
+            super().__init__(message)
+            return
         self.retry_after = max(1, int(retry_after))
         super().__init__(message, {"retry_after": self.retry_after})
 
 
-def error_body(code: ErrorCode, message: str, details: dict[str, Any] | None = None) -> dict:
-    return {
-        "success": False,
-        "error": {"code": code.name, "message": message, "details": details or {}},
-    }
+class ServiceUnavailable(ApiError):
+    """A backing service is down (/readyz): the spec has no code of its own for it."""
+
+    default_message = "A backing service is unavailable."
+
+    @property
+    def status(self) -> int:
+        return 503
+
+
+def api_error(exc: Exception, *, where: str = "view") -> ApiError:
+    """The error `exc` stands for. Anything unexpected is logged with its traceback, which
+    stays here: the client gets INTERNAL_ERROR and nothing else."""
+    error = _api_error(exc)
+    if error.code is ErrorCode.INTERNAL_ERROR:
+        logger.error("Unhandled error in %s", where, exc_info=exc)
+    return error
+
+
+def _api_error(exc: Exception) -> ApiError:
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, drf.ValidationError):
+        details = _field_details(exc.detail)
+        return ValidationFailed(_validation_message(details), details)
+    if isinstance(exc, drf.ParseError):
+        return ValidationFailed(f"Malformed request body: {exc.detail}",
+                                {"body": [str(exc.detail)]})
+    if isinstance(exc, drf.UnsupportedMediaType):
+        return ValidationFailed(str(exc.detail),
+                                {"content_type": ["Send the body as application/json."]})
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        return Unauthorized(_plain(exc.detail))
+    if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
+        return Forbidden(_plain(exc.detail) if isinstance(exc, drf.APIException) else str(exc))
+    if isinstance(exc, (drf.NotFound, Http404)):
+        return NotFound()
+    if isinstance(exc, drf.MethodNotAllowed):
+        return MethodNotAllowed(_plain(exc.detail))
+    if isinstance(exc, drf.Throttled):
+        return RateLimited(exc.wait or 1)
+    if isinstance(exc, drf.NotAcceptable):
+        return ValidationFailed(_plain(exc.detail),
+                                {"accept": ["Only application/json responses are available."]})
+    return ApiError()
+
+
+def error_for_status(status: int) -> ApiError:
+    """The error a bare HTTP status stands for: Django's own 404 and 405, other middleware's."""
+    error_class = _BY_STATUS.get(status) or (ValidationFailed if status < 500 else ApiError)
+    return error_class()
+
+
+_BY_STATUS = {error_class.code.status: error_class for error_class in (
+    ValidationFailed, Unauthorized, Forbidden, NoSuchEndpoint, MethodNotAllowed, Conflict,
+    RateLimited, ApiError)}
+
+
+def envelope_exception_handler(exc: Exception, context: dict) -> Response:
+    """DRF's EXCEPTION_HANDLER. DRF itself adds `Allow` (the view's methods) to its responses."""
+    view = context.get("view")
+    error = api_error(exc, where=type(view).__name__ if view else "view")
+    return Response(envelope.error_body(error), status=error.status,
+                    headers=envelope.error_headers(error))
 
 
 def _field_details(detail: Any) -> dict[str, list[str]]:
     """DRF's nested ErrorDetail structures flattened to {field: [messages]}."""
     if isinstance(detail, dict):
-        out: dict[str, list[str]] = {}
-        for field, value in detail.items():
-            out[str(field)] = _messages(value)
-        return out
+        return {str(field): _messages(value) for field, value in detail.items()}
     return {"non_field_errors": _messages(detail)}
 
 
@@ -118,53 +197,7 @@ def _validation_message(details: dict[str, list[str]]) -> str:
     return details.get("non_field_errors", ["Invalid input."])[0]
 
 
-def translate(exc: Exception) -> tuple[ErrorCode, str, dict, dict[str, str]]:
-    """Map any exception to (code, message, details, extra headers)."""
-    if isinstance(exc, RateLimited):
-        return exc.code, exc.message, exc.details, {"Retry-After": str(exc.retry_after)}
-    if isinstance(exc, ApiError):
-        return exc.code, exc.message, exc.details, {}
-    if isinstance(exc, drf.ValidationError):
-        details = _field_details(exc.detail)
-        return ErrorCode.VALIDATION_ERROR, _validation_message(details), details, {}
-    if isinstance(exc, drf.ParseError):
-        return ErrorCode.VALIDATION_ERROR, f"Malformed request body: {exc.detail}", {
-            "body": [str(exc.detail)]}, {}
-    if isinstance(exc, drf.UnsupportedMediaType):
-        return ErrorCode.VALIDATION_ERROR, str(exc.detail), {
-            "content_type": ["Send the body as application/json."]}, {}
-    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
-        return ErrorCode.UNAUTHORIZED, _plain(exc.detail), {}, {}
-    if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
-        message = _plain(exc.detail) if isinstance(exc, drf.APIException) else str(exc)
-        return ErrorCode.FORBIDDEN, message or Forbidden.default_message, {}, {}
-    if isinstance(exc, (drf.NotFound, Http404)):
-        return ErrorCode.NOT_FOUND, NotFound.default_message, {}, {}
-    if isinstance(exc, drf.MethodNotAllowed):
-        return ErrorCode.METHOD_NOT_ALLOWED, _plain(exc.detail), {}, {}
-    if isinstance(exc, drf.Throttled):
-        wait = max(1, int(exc.wait or 1))
-        return ErrorCode.RATE_LIMITED, RateLimited.default_message, {"retry_after": wait}, {
-            "Retry-After": str(wait)}
-    if isinstance(exc, drf.NotAcceptable):
-        return ErrorCode.VALIDATION_ERROR, _plain(exc.detail), {"accept": [
-            "Only application/json responses are available."]}, {}
-    return ErrorCode.INTERNAL_ERROR, ApiError.default_message, {}, {}
-
-
 def _plain(detail: Any) -> str:
     if isinstance(detail, dict):
         return "; ".join(str(v) for v in detail.values())
     return str(detail)
-
-
-def envelope_exception_handler(exc: Exception, context: dict) -> Response:
-    code, message, details, headers = translate(exc)
-    if code is ErrorCode.INTERNAL_ERROR:
-        view = context.get("view")
-        logger.exception("Unhandled error in %s", type(view).__name__ if view else "view",
-                         exc_info=exc)
-    response = Response(error_body(code, message, details), status=code.status, headers=headers)
-    if isinstance(exc, drf.MethodNotAllowed) and context.get("view") is not None:
-        response["Allow"] = ", ".join(context["view"].allowed_methods)
-    return response

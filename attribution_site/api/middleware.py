@@ -12,32 +12,15 @@ import logging
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from attribution_site.api.exceptions import ErrorCode, error_body
+from attribution_site.api import envelope
+from attribution_site.api.exceptions import error_for_status
 
 logger = logging.getLogger("attribution_site.api")
 
-_MESSAGES = {
-    ErrorCode.VALIDATION_ERROR: "The request is invalid.",
-    ErrorCode.UNAUTHORIZED: "Authentication credentials are missing or invalid.",
-    ErrorCode.FORBIDDEN: "You do not have permission to do this.",
-    ErrorCode.NOT_FOUND: "No such endpoint.",
-    ErrorCode.METHOD_NOT_ALLOWED: "Method not allowed.",
-    ErrorCode.RATE_LIMITED: "Too many requests.",
-    ErrorCode.INTERNAL_ERROR: "Internal server error.",
-}
 
-
-def error_code_for_status(status: int) -> ErrorCode:
-    for code in ErrorCode:
-        if code.status == status:
-            return code
-    return ErrorCode.VALIDATION_ERROR if status < 500 else ErrorCode.INTERNAL_ERROR
-
-
-def envelope_response(status: int, message: str | None = None) -> JsonResponse:
-    code = error_code_for_status(status)
-    return JsonResponse(error_body(code, message or _MESSAGES.get(code, "Error.")),
-                        status=code.status)
+def envelope_response(status: int, *, replacing: HttpResponse | None = None) -> JsonResponse:
+    """The envelope for a bare status (also Django's handler404 and handler500)."""
+    return envelope.error_response(error_for_status(status), replacing=replacing)
 
 
 class ApiErrorEnvelopeMiddleware:
@@ -51,12 +34,7 @@ class ApiErrorEnvelopeMiddleware:
             and request.path.startswith("/api/")
             and not _is_json(response)
         ):
-            replacement = envelope_response(response.status_code)
-            if response.has_header("Allow"):
-                replacement["Allow"] = response["Allow"]
-            if response.has_header("Retry-After"):
-                replacement["Retry-After"] = response["Retry-After"]
-            return replacement
+            return envelope_response(response.status_code, replacing=response)
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception):

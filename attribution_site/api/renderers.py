@@ -1,11 +1,13 @@
-"""Envelope renderer: successful bodies become `{success: true, data: ...}` (spec: Endpoints).
+"""DRF's renderer: a successful body goes into the envelope (attribution_site/api/envelope.py).
 
-Error bodies are already enveloped by the exception handler and pass through untouched.
+Error bodies come from the exception handler already enveloped and pass through untouched.
 """
 
 from __future__ import annotations
 
 from rest_framework.renderers import JSONRenderer
+
+from attribution_site.api.envelope import success_body
 
 
 class EnvelopeJSONRenderer(JSONRenderer):
@@ -13,7 +15,6 @@ class EnvelopeJSONRenderer(JSONRenderer):
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
         response = (renderer_context or {}).get("response")
-        if response is not None and response.status_code >= 400:
-            return super().render(data, accepted_media_type, renderer_context)
-        return super().render({"success": True, "data": data}, accepted_media_type,
-                              renderer_context)
+        if response is None or response.status_code < 400:
+            data = success_body(data)
+        return super().render(data, accepted_media_type, renderer_context)

@@ -7,6 +7,8 @@ at /api/v1/schema/ matches the wire exactly.
 
 from __future__ import annotations
 
+from attribution_site.api.exceptions import ErrorCode
+
 ERROR_COMPONENT = {
     "type": "object",
     "required": ["success", "error"],
@@ -16,9 +18,7 @@ ERROR_COMPONENT = {
             "type": "object",
             "required": ["code", "message", "details"],
             "properties": {
-                "code": {"type": "string", "enum": [
-                    "VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND",
-                    "METHOD_NOT_ALLOWED", "CONFLICT", "RATE_LIMITED", "INTERNAL_ERROR"]},
+                "code": {"type": "string", "enum": [code.name for code in ErrorCode]},
                 "message": {"type": "string"},
                 "details": {"type": "object", "additionalProperties": True,
                             "description": "VALIDATION_ERROR: {field: [messages]}"},

@@ -4,32 +4,22 @@ compatibility with newer SDKs.
 
 POSTs take a lean path: `dispatch` parses the body, authenticates and rate-limits with the same
 functions DRF's classes use, calls the view's own `post` with a small request object, and wraps
-its answer (or any exception, through the one `translate`) in the envelope. DRF's request and
+its answer (or any exception, through the one `api_error`) in the envelope. DRF's request and
 response machinery costs about half a millisecond per call, a sixth of an install's budget;
 the serializers, the envelope, the error codes and the OpenAPI schema stay exactly the same.
 """
 
 from __future__ import annotations
 
-import logging
-
 from django.conf import settings
-from django.http import JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.views import APIView
 
 from apps_registry.authentication import ApiKeyAuthentication, sdk_client_for_key
-from attribution_site.api import parsers
-from attribution_site.api.exceptions import (
-    ErrorCode,
-    RateLimited,
-    ValidationFailed,
-    error_body,
-    translate,
-)
+from attribution_site.api import envelope, parsers
+from attribution_site.api.exceptions import RateLimited, ValidationFailed, api_error
 from attribution_site.api.throttling import fixed_window_hit
 
-logger = logging.getLogger(__name__)
 JSON_TYPES = ("application/json", "text/plain")
 
 
@@ -61,10 +51,10 @@ class SdkView(APIView):
             if wait is not None:
                 raise RateLimited(wait)
             answer = self.post(SdkRequest(request, body, client), *args, **kwargs)
-            return JsonResponse({"success": True, "data": answer.data},
-                                status=answer.status_code)
+            return envelope.success_response(answer.data, status=answer.status_code)
         except Exception as exc:  # noqa: BLE001 - every failure answers in the envelope
-            return error_response(exc, view=self)
+            return envelope.error_response(api_error(exc, where=type(self).__name__),
+                                           authenticate="X-API-Key")
 
 
 def _client(request, body):
@@ -82,18 +72,6 @@ def _json_body(request):
     if content_type.split(";", 1)[0].strip().lower() not in JSON_TYPES:
         raise drf.UnsupportedMediaType(content_type)
     return parsers.loads(raw)
-
-
-def error_response(exc: Exception, *, view) -> JsonResponse:
-    code, message, details, headers = translate(exc)
-    if code is ErrorCode.INTERNAL_ERROR:
-        logger.error("Unhandled error in %s", type(view).__name__, exc_info=exc)
-    response = JsonResponse(error_body(code, message, details), status=code.status)
-    for name, value in headers.items():
-        response[name] = value
-    if code is ErrorCode.UNAUTHORIZED:
-        response["WWW-Authenticate"] = "X-API-Key"
-    return response
 
 
 def enforce_body_limit(request) -> None:
