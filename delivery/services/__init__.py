@@ -1,0 +1,55 @@
+"""Delivery writes (spec: Postback endpoints, Webhook endpoints, Events), one module per job:
+`configs` (postback and webhook configurations), `fanout` (the delivery rows created with the
+facts), `sending` (claim -> send -> record), `upkeep` (sweep, redeliver, prune) and
+`test_sends` (the test endpoints). Handing deliveries to the workers is `delivery.enqueue`.
+Callers use `from delivery import services` and the names below; see docs/delivery.md.
+"""
+
+from delivery.services.configs import (
+    MAX_WEBHOOKS_PER_APP,
+    SECRET_MESSAGE,
+    UPDATABLE_POSTBACK_FIELDS,
+    UPDATABLE_WEBHOOK_FIELDS,
+    postback_create,
+    postback_delete,
+    postback_update,
+    webhook_create,
+    webhook_delete,
+    webhook_update,
+)
+from delivery.services.fanout import (
+    deliveries_for_events,
+    deliveries_for_installs,
+    deliveries_for_reengagements,
+)
+from delivery.services.sending import delivery_attempt
+from delivery.services.test_sends import postback_test, webhook_test
+from delivery.services.upkeep import (
+    deliveries_prune,
+    deliveries_redeliver,
+    deliveries_sweep,
+    sweep_grace_seconds,
+)
+
+__all__ = (
+    "MAX_WEBHOOKS_PER_APP",
+    "SECRET_MESSAGE",
+    "UPDATABLE_POSTBACK_FIELDS",
+    "UPDATABLE_WEBHOOK_FIELDS",
+    "deliveries_for_events",
+    "deliveries_for_installs",
+    "deliveries_for_reengagements",
+    "deliveries_prune",
+    "deliveries_redeliver",
+    "deliveries_sweep",
+    "delivery_attempt",
+    "postback_create",
+    "postback_delete",
+    "postback_test",
+    "postback_update",
+    "sweep_grace_seconds",
+    "webhook_create",
+    "webhook_delete",
+    "webhook_test",
+    "webhook_update",
+)

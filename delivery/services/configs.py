@@ -1,0 +1,127 @@
+"""Postback and webhook configurations (spec: Postback endpoints, Webhook endpoints): create,
+update and delete, with the save-time destination check, the one-postback-per-media-source and
+twenty-webhooks-per-app rules, and the webhook secret shown once. Every change drops the
+delivery targets cached in each process, so the next install or event sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from apps_registry.models import App
+from attribution_site.api.exceptions import Conflict, ValidationFailed
+from delivery import crypto, payloads, selectors, transport
+from delivery.models import HttpMethod, PostbackConfig, Webhook
+
+UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active")
+UPDATABLE_WEBHOOK_FIELDS = ("url", "events", "active")
+MAX_WEBHOOKS_PER_APP = 20
+SECRET_MESSAGE = ("Store this secret now: it is shown only once. Use it to verify the "
+                  "X-Signature (or webhook-signature) header of every delivery.")
+
+
+def _check_destination(url: str, *, field: str) -> None:
+    """Save-time address check; the same check runs again before every send."""
+    reason = transport.destination_refusal(
+        url, allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
+    if reason is not None:
+        raise ValidationFailed(f"Invalid input: {field}.", {field: [reason]})
+
+
+def _media_source_conflict(media_source: str) -> Conflict:
+    message = f"A postback for media source {media_source!r} already exists for this app."
+    return Conflict(message, {"media_source": [message]})
+
+
+def _check_changes(changes: dict[str, Any], *, updatable: tuple[str, ...],
+                   url_field: str) -> None:
+    """The serializers pass only updatable fields; anything else is a bug, not a 400."""
+    for name in changes:
+        if name not in updatable:
+            raise ValueError(f"{name} is not updatable")
+    if url_field in changes:
+        _check_destination(changes[url_field], field=url_field)
+
+
+def _save_changes(config: PostbackConfig | Webhook, changes: dict[str, Any]) -> None:
+    for name, value in changes.items():
+        setattr(config, name, value)
+    config.updated_at = timezone.now()
+    with transaction.atomic():
+        config.save(update_fields=[*changes, "updated_at"])
+        selectors.delivery_targets_changed(app_id=config.app_id)
+
+
+def postback_create(*, app: App, media_source: str, postback_url: str,
+                    http_method: str = HttpMethod.GET, events: Sequence[str] | None = None,
+                    active: bool = True) -> PostbackConfig:
+    _check_destination(postback_url, field="postback_url")
+    if PostbackConfig.objects.filter(app=app, media_source=media_source).exists():
+        raise _media_source_conflict(media_source)
+    now = timezone.now()
+    postback = PostbackConfig(app=app, media_source=media_source, postback_url=postback_url,
+                              http_method=http_method, events=list(events or [payloads.INSTALL]),
+                              active=active, created_at=now, updated_at=now)
+    try:
+        with transaction.atomic():
+            postback.save(force_insert=True)
+            selectors.delivery_targets_changed(app_id=app.id)
+    except IntegrityError:  # a concurrent create for the same media source won the race
+        raise _media_source_conflict(media_source) from None
+    return postback
+
+
+def postback_update(*, postback: PostbackConfig, changes: dict[str, Any]) -> PostbackConfig:
+    _check_changes(changes, updatable=UPDATABLE_POSTBACK_FIELDS, url_field="postback_url")
+    source = changes.get("media_source")
+    if source is not None and source != postback.media_source and PostbackConfig.objects.filter(
+            app_id=postback.app_id, media_source=source).exists():
+        raise _media_source_conflict(source)
+    if not changes:
+        return postback
+    try:
+        _save_changes(postback, changes)
+    except IntegrityError:
+        raise _media_source_conflict(postback.media_source) from None
+    return postback
+
+
+def postback_delete(*, postback: PostbackConfig) -> None:
+    """Its open deliveries are cancelled when their turn comes; its log is kept."""
+    with transaction.atomic():
+        postback.delete()
+        selectors.delivery_targets_changed(app_id=postback.app_id)
+
+
+def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhook, str]:
+    """The webhook and its signing secret, which is never available again."""
+    _check_destination(url, field="url")
+    if Webhook.objects.filter(app=app).count() >= MAX_WEBHOOKS_PER_APP:
+        message = f"An app can have at most {MAX_WEBHOOKS_PER_APP} webhooks."
+        raise ValidationFailed(message, {"non_field_errors": [message]})
+    secret = crypto.secret_generate()
+    now = timezone.now()
+    with transaction.atomic():
+        webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
+                                         secret_encrypted=crypto.secret_encrypt(secret),
+                                         created_at=now, updated_at=now)
+        selectors.delivery_targets_changed(app_id=app.id)
+    return webhook, secret
+
+
+def webhook_update(*, webhook: Webhook, changes: dict[str, Any]) -> Webhook:
+    _check_changes(changes, updatable=UPDATABLE_WEBHOOK_FIELDS, url_field="url")
+    if changes:
+        _save_changes(webhook, changes)
+    return webhook
+
+
+def webhook_delete(*, webhook: Webhook) -> None:
+    with transaction.atomic():
+        webhook.delete()
+        selectors.delivery_targets_changed(app_id=webhook.app_id)
