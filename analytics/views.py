@@ -28,7 +28,7 @@ from analytics.serializers import (
     RevenueOutput,
     SourcesOutput,
 )
-from attribution_site.api.viewsets import OrganizationScopedView
+from apps_registry.scoping import OrganizationScopedView
 
 PERIOD_PARAMETERS = [
     OpenApiParameter("app_id", OpenApiTypes.UUID, required=True),

@@ -7,6 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from apps_registry import selectors, services
+from apps_registry.scoping import OrganizationScopedView
 from apps_registry.serializers import (
     ApiKeyCreatedOutput,
     ApiKeyCreateInput,
@@ -17,7 +18,6 @@ from apps_registry.serializers import (
     AppUpdateInput,
 )
 from attribution_site.api.exceptions import NotFound
-from attribution_site.api.viewsets import OrganizationScopedView
 
 DELETED = inline_serializer("Deleted", {"success": serializers.BooleanField()})
 

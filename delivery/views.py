@@ -9,8 +9,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound
-from attribution_site.api.viewsets import OrganizationScopedView
 from delivery import selectors, services
 from delivery.models import Kind, PostbackConfig, Webhook
 from delivery.serializers import (

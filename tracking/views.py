@@ -19,12 +19,12 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from apps_registry import selectors as app_selectors
 from apps_registry.authentication import ApiKeyAuthentication, require_app
+from apps_registry.scoping import OrganizationScopedView
+from apps_registry.sdk import SdkView, json_object
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
-from attribution_site.api.sdk import SdkView, json_object
 from attribution_site.api.throttling import DashboardUserThrottle, fixed_window_hit
-from attribution_site.api.viewsets import OrganizationScopedView
 from tracking import redirects, selectors, services
 from tracking.event_batch import check_batch
 from tracking.serializers import (

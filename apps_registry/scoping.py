@@ -18,6 +18,7 @@ from attribution_site.api.exceptions import Forbidden, NotFound, ValidationFaile
 APP_NOT_FOUND = "App not found."
 
 
+# No class docstring: drf-spectacular would make it every dashboard operation's description.
 class OrganizationScopedView(APIView):
     @property
     def organization_id(self) -> uuid.UUID:
