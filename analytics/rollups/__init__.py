@@ -66,7 +66,10 @@ def refresh(*, budget_seconds: float | None = None) -> RefreshOutcome:
             added += round_added
             queued += round_queued
             dirty = None
-            if budget_seconds is None or monotonic_clock.monotonic() - started < budget_seconds:
+            # At least one day per call, however long the pass took: a caller looping until
+            # the queue is empty must see it shrink.
+            if (budget_seconds is None or rebuilt == 0
+                    or monotonic_clock.monotonic() - started < budget_seconds):
                 dirty = rebuild.next_day(skip=failed)
             if dirty is not None:
                 try:
