@@ -1,28 +1,23 @@
 """In-process domain events: how tracking tells other apps what happened, in plain values.
 
-`publish` runs each subscriber in two phases:
-- `in_transaction` subscribers run at once and add the rows that follow from the fact to the
-  write batch that records it (attribution_site/write_batch.py), so those rows commit or roll
-  back with it (delivery creates its delivery rows here); they schedule their own side effects
-  with the batch's `after_commit`;
-- `after_commit` subscribers run once the fact has committed (observers, metrics, anything
-  that leaves the process).
-Subscribers register in their AppConfig.ready(). See docs/decisions.md.
+`publish` hands each event to its subscribers inside the write that records the fact. A
+subscriber adds the rows that follow from it to that write's batch
+(attribution_site/write_batch.py), so they commit or roll back with it (delivery creates its
+delivery rows here), and schedules whatever must wait for the commit (messages, observers,
+anything that leaves the process) with the batch's `after_commit`. Subscribers register in
+their AppConfig.ready(). See docs/decisions.md.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from attribution_site.write_batch import WriteBatch
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -80,31 +75,27 @@ class EventTracked(NamedTuple):
 
 
 DomainEvent = InstallAttributed | InstallReengaged | EventTracked
-Handler = Callable[..., None]  # in_transaction: (events, batch); after_commit: (events)
+Handler = Callable[[Sequence[DomainEvent], WriteBatch], None]
+
+_subscribers: dict[type, list[Handler]] = {}
 
 
-@dataclass
-class _Registry:
-    in_transaction: dict[type, list[Handler]] = field(default_factory=dict)
-    after_commit: dict[type, list[Handler]] = field(default_factory=dict)
-
-
-_registry = _Registry()
-
-
-def subscribe(event_type: type, handler: Handler, *, phase: str = "after_commit") -> None:
-    """Register a handler; it receives a list of events of one type per publication, and an
-    `in_transaction` handler also the WriteBatch to add its rows to."""
-    table = getattr(_registry, phase)
-    handlers = table.setdefault(event_type, [])
+def subscribe(event_type: type, handler: Handler, *,
+              phase: Literal["in_transaction"] = "in_transaction") -> None:
+    """Register a handler; it receives a list of events of one type per publication and the
+    WriteBatch to add its rows to. Handlers run inside the recording transaction: that is the
+    one phase there is (`phase` only names it)."""
+    if phase != "in_transaction":
+        raise ValueError(f"unknown phase {phase!r}: handlers run in the transaction and "
+                         "schedule later work with the batch's after_commit")
+    handlers = _subscribers.setdefault(event_type, [])
     if handler not in handlers:
         handlers.append(handler)
 
 
 def unsubscribe(event_type: type, handler: Handler) -> None:
-    for table in (_registry.in_transaction, _registry.after_commit):
-        if handler in table.get(event_type, []):
-            table[event_type].remove(handler)
+    if handler in _subscribers.get(event_type, []):
+        _subscribers[event_type].remove(handler)
 
 
 def publish(events: Sequence[DomainEvent], *, batch: WriteBatch | None = None) -> None:
@@ -117,17 +108,7 @@ def publish(events: Sequence[DomainEvent], *, batch: WriteBatch | None = None) -
         return
     own_batch = batch is None
     batch = WriteBatch() if own_batch else batch
-    event_type = type(events[0])
-    for handler in list(_registry.in_transaction.get(event_type, [])):
+    for handler in list(_subscribers.get(type(events[0]), [])):
         handler(events, batch)  # errors propagate: the fact and its consequences go together
-    for handler in list(_registry.after_commit.get(event_type, [])):
-        batch.after_commit(lambda h=handler: _safely(h, events))
     if own_batch:
         batch.execute()
-
-
-def _safely(handler: Handler, events: Sequence[DomainEvent]) -> None:
-    try:
-        handler(events)
-    except Exception:  # noqa: BLE001 - the fact is committed; an observer must not undo it
-        logger.exception("after-commit subscriber %r failed", handler)

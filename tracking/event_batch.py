@@ -1,8 +1,8 @@
 """Validation of an SDK event batch (spec: POST /events, In-app event object). Pure.
 
 Request-level problems sink the request (the caller gets 400); per-event problems do not: each
-bad event is listed with its index and errors, and the good ones are stored. Limits are
-documented in docs/tracking.md.
+bad event is listed with its index and errors, and the good ones are stored. The limits and
+why: docs/decisions.md, "Events".
 """
 
 from __future__ import annotations

@@ -142,8 +142,6 @@ def install_signals(data: InstallInput, device_id: str | None) -> InstallSignals
         os_version=os_version_of(data.os_version) or agent.os_version,
         device_model=data.device_model or agent.device_model,
         language=data.language,
-        timezone=data.timezone,
-        screen=data.screen_resolution,
     )
 
 

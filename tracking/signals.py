@@ -36,5 +36,3 @@ class InstallSignals:
     os_version: str = ""
     device_model: str = ""
     language: str = ""
-    timezone: str = ""
-    screen: str = ""

@@ -123,14 +123,18 @@ def test_events_without_a_key_are_unauthorized(api, app):
 def test_each_stored_event_is_published_after_commit(sdk, app,
                                                      django_capture_on_commit_callbacks):
     seen = []
-    domain_events.subscribe(domain_events.EventTracked, seen.extend)
+
+    def observe(events, write_batch):
+        write_batch.after_commit(lambda: seen.extend(events))
+
+    domain_events.subscribe(domain_events.EventTracked, observe)
     try:
         with django_capture_on_commit_callbacks(execute=True):
             sdk.post("/api/v1/events", batch(app, [
                 event(), event(event_name="purchase",
                                properties={"amount": 1, "currency": "USD"})]), format="json")
     finally:
-        domain_events.unsubscribe(domain_events.EventTracked, seen.extend)
+        domain_events.unsubscribe(domain_events.EventTracked, observe)
     assert [e.event_name for e in seen] == ["level_up", "purchase"]
     assert seen[1].revenue_amount == Decimal("1") and seen[1].revenue_currency == "USD"
     assert {e.event_id for e in seen} == set(Event.objects.values_list("id", flat=True))

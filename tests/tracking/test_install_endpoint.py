@@ -23,11 +23,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def published():
-    """Every domain event published after commit, as a test observer sees it."""
+    """Every domain event published, as an observer that waits for the commit sees it."""
     seen: list = []
 
-    def observe(events):
-        seen.extend(events)
+    def observe(events, batch):
+        batch.after_commit(lambda: seen.extend(events))
 
     for kind in (domain_events.InstallAttributed, domain_events.InstallReengaged,
                  domain_events.EventTracked):
