@@ -1,14 +1,18 @@
 """API key authentication for the SDK endpoints (spec: Authentication, rules 2-5).
 
-Reads `X-API-Key`, or `_api_key` in the body on views that allow it (beacons cannot set
-headers). A bad, revoked or expired key is 401. The authenticated principal is an `SdkClient`
-bound to the key's app; `require_app` turns a request for another app into 403.
+`sdk_client_for_request` is the one key check, for the SDK endpoints' lean POST path
+(apps_registry/sdk.py) and DRF's (`ApiKeyAuthentication`) alike: it reads `X-API-Key`, or
+`_api_key` in the body on views that allow it (beacons cannot set headers). A bad, revoked or
+expired key is 401. The authenticated principal is an `SdkClient` bound to the key's app;
+`require_app` turns a request for another app into 403.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
@@ -53,6 +57,17 @@ def sdk_client_for_key(full_key: str | None) -> SdkClient:
                      permissions=record.permissions, rate_limit=record.rate_limit)
 
 
+def sdk_client_for_request(meta: Mapping[str, Any], *,
+                           body: Callable[[], Any] | None = None) -> SdkClient:
+    """The client a request's key stands for. `body` reads the parsed body, on views that take
+    the key there too; it is read only when the header is missing."""
+    presented = meta.get("HTTP_X_API_KEY")
+    if not presented and body is not None:
+        data = body()
+        presented = data.get("_api_key") if isinstance(data, dict) else None
+    return sdk_client_for_key(presented)
+
+
 def require_app(client: SdkClient, app_id: uuid.UUID) -> None:
     if client.app_id != app_id:
         raise Forbidden("This API key belongs to another app.", {"app_id": [
@@ -62,16 +77,14 @@ def require_app(client: SdkClient, app_id: uuid.UUID) -> None:
 
 
 class ApiKeyAuthentication(BaseAuthentication):
-    """DRF adapter; a view sets `api_key_in_body = True` to accept `_api_key` in the body."""
+    """DRF's way to the key check; a view sets `api_key_in_body = True` to accept `_api_key`
+    in the body."""
 
     def authenticate(self, request):
-        presented = request.META.get("HTTP_X_API_KEY")
-        if not presented and getattr(request.parser_context.get("view"), "api_key_in_body",
-                                     False):
-            body = request.data
-            presented = body.get("_api_key") if isinstance(body, dict) else None
-        client = sdk_client_for_key(presented)
-        return client, presented
+        in_body = getattr(request.parser_context.get("view"), "api_key_in_body", False)
+        client = sdk_client_for_request(request.META,
+                                        body=(lambda: request.data) if in_body else None)
+        return client, None
 
     def authenticate_header(self, request):
         return "X-API-Key"

@@ -1,21 +1,26 @@
-"""The base of the SDK endpoints (/installs, /events): API key auth, per-key rate limit, JSON
-(or beacon text/plain JSON) bodies of bounded size, unknown fields ignored for forward
-compatibility with newer SDKs.
+"""The SDK endpoints' request pipeline (spec: Authentication rules 2-5; /installs, /events):
+API key auth, per-key rate limit, JSON (or beacon text/plain JSON) bodies of bounded size,
+unknown fields ignored for forward compatibility with newer SDKs.
 
-POSTs take a lean path: `dispatch` parses the body, authenticates and rate-limits with the same
-functions DRF's classes use, calls the view's own `post` with a small request object, and wraps
-its answer (or any exception, through the one `api_error`) in the envelope. DRF's request and
-response machinery costs about half a millisecond per call, a sixth of an install's budget;
-the serializers, the envelope, the error codes and the OpenAPI schema stay exactly the same.
+A POST takes the lean path in `SdkView.dispatch`, which is the whole hot path after
+HotPathMiddleware (attribution_site/api/hot_paths.py): the body limit, the key check
+(`sdk_client_for_request`, the one DRF's `ApiKeyAuthentication` also calls), the body, the
+key's rate limit, the view's own `post` with a small request object, and the envelope around
+its answer or any exception. DRF's request and response machinery would cost about half a
+millisecond per call, a sixth of an install's budget; the serializers, the envelope, the error
+codes and the OpenAPI schema stay exactly the same. Other methods go through DRF as on any
+endpoint. `WithSdkPost` lets a dashboard view share its URL with an SDK POST (/installs).
 """
 
 from __future__ import annotations
+
+import functools
 
 from django.conf import settings
 from rest_framework import exceptions as drf
 from rest_framework.views import APIView
 
-from apps_registry.authentication import ApiKeyAuthentication, sdk_client_for_key
+from apps_registry.authentication import ApiKeyAuthentication, sdk_client_for_request
 from attribution_site.api import envelope, parsers
 from attribution_site.api.exceptions import RateLimited, ValidationFailed, api_error
 from attribution_site.api.throttling import fixed_window_hit
@@ -27,14 +32,15 @@ class SdkRequest:
     """What an SDK handler reads of a request: parsed body, authenticated client, META."""
 
     def __init__(self, request, data, client):
-        self._request = request
         self.data = data
         self.user = client
         self.META = request.META
 
 
+# No class docstring: drf-spectacular would make it the description of every SDK operation
+# that has none of its own.
 class SdkView(APIView):
-    authentication_classes = [ApiKeyAuthentication]  # for the schema and non-POST methods
+    authentication_classes = [ApiKeyAuthentication]  # DRF's path: other methods, the schema
     parser_classes = [parsers.JSONParser, parsers.PlainTextJSONParser]
     api_key_in_body = False
 
@@ -43,10 +49,12 @@ class SdkView(APIView):
             return super().dispatch(request, *args, **kwargs)
         try:
             enforce_body_limit(request)
-            client = None if self.api_key_in_body else _client(request, None)
-            body = _json_body(request)
-            if client is None:
-                client = _client(request, body)
+            if self.api_key_in_body:
+                body = _json_body(request)
+                client = sdk_client_for_request(request.META, body=lambda: body)
+            else:  # a bad key is refused before the body is read
+                client = sdk_client_for_request(request.META)
+                body = _json_body(request)
             wait = fixed_window_hit(f"key:{client.key_id}", limit=client.rate_limit)
             if wait is not None:
                 raise RateLimited(wait)
@@ -57,11 +65,42 @@ class SdkView(APIView):
                                            authenticate="X-API-Key")
 
 
-def _client(request, body):
-    presented = request.META.get("HTTP_X_API_KEY")
-    if not presented and isinstance(body, dict):
-        presented = body.get("_api_key")
-    return sdk_client_for_key(presented)
+class WithSdkPost:
+    """For a dashboard view whose URL also takes an SDK's POST, served by `sdk_view`.
+
+    The URLconf names one view per path and drf-spectacular documents a path from one class, so
+    the dashboard view stands for the URL: `as_view()` sends POSTs to `sdk_view` (and tells
+    HotPathMiddleware to call that one directly), and what DRF and the schema read of the URL
+    comes from `sdk_view` for its POST: the method in `Allow`, the parsers OPTIONS lists, the
+    POST's operation and its API-key security.
+    """
+
+    sdk_view: type[SdkView]
+
+    @classmethod
+    def as_view(cls, **initkwargs):
+        dashboard = super().as_view(**initkwargs)
+        views_by_method = {"POST": cls.sdk_view.as_view()}
+
+        @functools.wraps(dashboard)  # keeps `cls`, which drf-spectacular documents
+        def view(request, *args, **kwargs):
+            return views_by_method.get(request.method, dashboard)(request, *args, **kwargs)
+
+        view.views_by_method = views_by_method
+        return view
+
+    @property
+    def post(self):
+        return self.sdk_view.post
+
+    @property
+    def parser_classes(self):
+        return self.sdk_view.parser_classes
+
+    def get_authenticators(self):
+        if getattr(self.request, "method", None) == "POST":  # only the schema asks
+            return self.sdk_view().get_authenticators()
+        return super().get_authenticators()
 
 
 def _json_body(request):

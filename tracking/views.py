@@ -15,16 +15,15 @@ from django.views.decorators.http import require_http_methods
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import status
 from rest_framework.response import Response
-from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from apps_registry import selectors as app_selectors
-from apps_registry.authentication import ApiKeyAuthentication, require_app
+from apps_registry.authentication import require_app
 from apps_registry.scoping import OrganizationScopedView
-from apps_registry.sdk import SdkView, json_object
+from apps_registry.sdk import SdkView, WithSdkPost, json_object
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
-from attribution_site.api.throttling import DashboardUserThrottle, fixed_window_hit
+from attribution_site.api.throttling import fixed_window_hit
 from tracking import redirects, selectors, services
 from tracking.event_batch import check_batch
 from tracking.serializers import (
@@ -100,18 +99,7 @@ def click_redirect(request):
 click_redirect.csrf_exempt = True
 
 
-class InstallsView(OrganizationScopedView, SdkView):
-    """POST: an SDK reports an install (API key). GET: dashboard users read installs (JWT)."""
-
-    def get_authenticators(self):
-        # POSTs never reach DRF (SdkView.dispatch); this answers for the schema and the rest.
-        if getattr(getattr(self, "request", None), "method", None) == "POST":
-            return [ApiKeyAuthentication()]
-        return [JWTAuthentication()]
-
-    def get_throttles(self):
-        return [DashboardUserThrottle()]
-
+class InstallReportView(SdkView):
     @extend_schema(request=InstallInput, responses={201: AttributionResult,
                                                     200: AttributionResult})
     def post(self, request):
@@ -139,6 +127,12 @@ class InstallsView(OrganizationScopedView, SdkView):
                 "attributedTouchTime": int(touch.timestamp() * 1000)}
         return Response(body, status=status.HTTP_201_CREATED if outcome.created
                         else status.HTTP_200_OK)
+
+
+class InstallsView(WithSdkPost, OrganizationScopedView):
+    """POST: an SDK reports an install (API key). GET: dashboard users read installs (JWT)."""
+
+    sdk_view = InstallReportView
 
     @extend_schema(
         operation_id="installs_list",

@@ -38,5 +38,7 @@ def _routes() -> dict[tuple[str, str], tuple]:
         path = reverse(name)
         view = resolve(path).func
         for method in methods:
-            routes[(path, method)] = (view, check_host)
+            # A URL whose methods separate views serve names them (apps_registry/sdk.py).
+            method_view = getattr(view, "views_by_method", {}).get(method, view)
+            routes[(path, method)] = (method_view, check_host)
     return routes
