@@ -135,14 +135,11 @@ def _advance(state: RollupState) -> tuple[int, int]:
         added = 0
     else:
         after = Watermark.from_json(state.watermark)
-        outcome = arrivals.apply(after=after, through=through)
-        if isinstance(outcome, int):
-            added, queued = outcome, 0
-        else:
-            added = 0
-            queued = sum(rebuild.queue(app_id=app_id, kind=kind, days=days,
-                                       stale_since=after.taken_at)
-                         for (app_id, kind), days in outcome.items())
+        applied = arrivals.apply(after=after, through=through)
+        added = applied.rows_added
+        queued = sum(rebuild.queue(app_id=app_id, kind=kind, days=days,
+                                   stale_since=after.taken_at)
+                     for (app_id, kind), days in applied.to_rebuild.items())
     state.watermark = through.to_json()
     state.data_through = through.taken_at
     state.save(update_fields=["watermark", "data_through"])

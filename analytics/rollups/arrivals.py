@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from django.conf import settings
@@ -33,16 +34,22 @@ KIND_OF_TABLE = {"installs": RollupKind.INSTALLS, "clicks": RollupKind.CLICKS,
                  "events": RollupKind.EVENTS}
 
 
-def apply(*, after: Watermark, through: Watermark) -> dict[tuple, set[date]] | int:
-    """Add the arrivals between two watermarks. Returns how many rows were added, or, when
-    they must be rebuilt instead, the days to queue: {(app_id, kind): days}."""
+@dataclass(frozen=True)
+class Applied:
+    rows_added: int = 0
+    # Arrivals left to day rebuilds instead: {(app_id, kind): days to queue}.
+    to_rebuild: dict[tuple, set[date]] = field(default_factory=dict)
+
+
+def apply(*, after: Watermark, through: Watermark) -> Applied:
+    """Add the arrivals between two watermarks, or say which days to rebuild instead."""
     scope = rollup_rows.Arrivals(after=after, through=through)
     counts = rollup_rows.arrival_counts(scope)
     if sum(counts.values()) > INCREMENTAL_LIMIT:
-        return _days_to_rebuild(scope)
+        return Applied(to_rebuild=_days_to_rebuild(scope))
     installs = rollup_rows.installs(scope) if counts["installs"] else []
     if any(i.installed_at < through.taken_at - RECENT_INSTALL_AGE for i in installs):
-        return _days_to_rebuild(scope)
+        return Applied(to_rebuild=_days_to_rebuild(scope))
     clicks = rollup_rows.click_counts(scope) if counts["clicks"] else []
     revenue = rollup_rows.revenue_events(scope) if counts["events"] else []
     activity = (rollup_rows.activity_arrived(scope, max_age_days=figures.RETENTION_MAX_AGE)
@@ -61,7 +68,7 @@ def apply(*, after: Watermark, through: Watermark) -> dict[tuple, set[date]] | i
     if activity:
         already = rollup_rows.active_before(activity, seen=after)
         store.add_retention(figures.retention_increments(activity, already))
-    return sum(counts.values())
+    return Applied(rows_added=sum(counts.values()))
 
 
 def _days_to_rebuild(scope: rollup_rows.Arrivals) -> dict[tuple, set[date]]:
