@@ -204,7 +204,6 @@ DEFAULT_STORE_URLS = {
     "android": env.str("DEFAULT_ANDROID_STORE_URL", "https://play.google.com/store/apps"),
     "other": env.str("DEFAULT_STORE_URL", "https://play.google.com/store/apps"),
 }
-CLICK_RETENTION_DAYS = 7
 
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -22,6 +22,7 @@ from decimal import Decimal
 
 from analytics import touch_credit
 from analytics.models import SourceType
+from tracking import attribution
 from tracking.reporting.rollup_rows import (
     Activity,
     ClickCount,
@@ -30,7 +31,8 @@ from tracking.reporting.rollup_rows import (
     RevenueEventRow,
 )
 
-TOUCHPOINT_WINDOW = timedelta(days=7)  # spec: Limits, "Click retention and attribution window"
+# A touchpoint is a click the waterfall could have chosen: the same window.
+TOUCHPOINT_WINDOW = attribution.WINDOW
 RETENTION_MAX_AGE = 30  # the oldest day n of Dn retention kept (D1, D7, D30 are reported)
 MODEL_FIELDS = ("last_touch", "first_touch", "linear", "time_decay")
 CREDIT_QUANTUM = Decimal("1e-10")
