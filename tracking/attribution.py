@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from tracking import fingerprint
 from tracking.referrer import ReferrerInfo
-from tracking.signals import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 # Spec, Limits: "Click retention and attribution window". The one definition: the waterfall,
 # re-engagement, click pruning and the analytics touchpoints all read it.

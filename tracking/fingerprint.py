@@ -22,7 +22,7 @@ from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from attribution_site.addresses import dotted_quad
-from tracking.signals import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 IP_EXACT = 40
 IP_NETWORK = 25

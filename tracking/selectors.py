@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 
 from attribution_site import prepared
 from tracking.models import Click, Install, Reengagement
-from tracking.signals import ClickCandidate
+from tracking.waterfall_inputs import ClickCandidate
 
 CANDIDATE_FIELDS = ("id", "clicked_at", "media_source", "campaign_id", "adset", "ad",
                     "advertising_id", "ip", "fingerprint", "os_family", "os_version",

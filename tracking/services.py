@@ -22,8 +22,8 @@ from tracking import attribution, fingerprint, selectors
 from tracking.event_batch import CleanEvent
 from tracking.models import Click, ClickArchive, Event, Install, Reengagement
 from tracking.referrer import parse_install_referrer
-from tracking.signals import InstallSignals
 from tracking.useragent import device_info, os_version_of
+from tracking.waterfall_inputs import InstallSignals
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,9 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
 # --- Installs -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class InstallInput:
+class InstallReport:
+    """An install as the SDK reported it, with the request's address and User-Agent."""
+
     app_id: uuid.UUID
     platform: str
     sdk_version: str
@@ -131,7 +133,7 @@ class InstallOutcome:
     reengagement: Reengagement | None = None
 
 
-def install_signals(data: InstallInput, device_id: str | None) -> InstallSignals:
+def install_signals(data: InstallReport, device_id: str | None) -> InstallSignals:
     """What the install request says about the device, filling gaps from its User-Agent."""
     agent = device_info(data.user_agent)
     return InstallSignals(
@@ -145,7 +147,7 @@ def install_signals(data: InstallInput, device_id: str | None) -> InstallSignals
     )
 
 
-def install_record(*, data: InstallInput, now: datetime) -> InstallOutcome:
+def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
     referrer = parse_install_referrer(data.install_referrer)

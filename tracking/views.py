@@ -106,7 +106,7 @@ class InstallReportView(SdkView):
         data = install_input(json_object(request.data))
         require_app(request.user, data["app_id"])
         outcome = services.install_record(
-            data=services.InstallInput(
+            data=services.InstallReport(
                 app_id=data["app_id"], platform=data["platform"],
                 sdk_version=data["sdk_version"], device_id=data.get("device_id") or None,
                 install_referrer=data.get("install_referrer") or "",

@@ -13,7 +13,7 @@ from tracking.attribution import (
     usable_device_id,
 )
 from tracking.referrer import ReferrerInfo
-from tracking.signals import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 ANDROID = InstallSignals(platform="android", device_id="gaid-1", ip="81.2.69.7",

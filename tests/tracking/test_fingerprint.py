@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tracking import fingerprint
-from tracking.signals import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 

@@ -365,7 +365,7 @@ def test_an_install_racing_the_same_devices_first_install_answers_with_that_one(
                                            inputs.network_clicks)
 
     monkeypatch.setattr(selectors, "attribution_inputs", saw_no_install)
-    outcome = services.install_record(data=services.InstallInput(
+    outcome = services.install_record(data=services.InstallReport(
         app_id=app.id, platform="android", sdk_version="1.0", device_id="gaid-race"),
         now=timezone.now())
     assert outcome.created is False and str(outcome.install.id) == first["installId"]

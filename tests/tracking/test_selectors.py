@@ -60,6 +60,6 @@ def test_prepared_and_plain_statements_agree(api, sdk, app, settings):
 
 
 def test_candidate_rows_are_read_in_the_order_of_the_candidates_fields():
-    from tracking.signals import ClickCandidate
+    from tracking.waterfall_inputs import ClickCandidate
 
     assert selectors.CANDIDATE_FIELDS == ClickCandidate._fields

@@ -1,4 +1,7 @@
-"""Plain values the waterfall compares: a stored click, and what an install request carries."""
+"""The attribution waterfall's inputs, as plain values: a stored click as a candidate, and what
+an install request says about its device. Pure: the lookups (tracking/selectors.py) build them,
+the waterfall (tracking/attribution.py) and the fingerprint scorer compare them.
+"""
 
 from __future__ import annotations
 
