@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 
 from apps_registry.models import ApiKey, App
@@ -58,26 +58,22 @@ def app_for_organization(*, organization_id: uuid.UUID, app_id) -> App | None:
     )
 
 
-def app_belongs_to_organization(*, organization_id: uuid.UUID, app_id: uuid.UUID) -> bool:
-    return App.objects.filter(id=app_id, organization_id=organization_id).exists()
-
-
-_TARGET_TTL_SECONDS = 30.0
-_targets: dict[uuid.UUID, tuple[float, AppTarget | None]] = {}
+# The click redirector asks on every click; an app's store URLs change a few times in its life.
+# Changes go through `app_target_changed` (services and admin), which drops the copy in every
+# process (attribution_site/local_cache.py).
+_app_targets = LocalCache("app-targets", ttl=30.0)
 
 
 def app_target(*, app_id: uuid.UUID) -> AppTarget | None:
-    """The app's redirect facts, cached per process for 30 s: the click redirector asks on
-    every click, and a store URL edited a few seconds late costs nothing."""
-    now = time.monotonic()
-    cached = _targets.get(app_id)
-    if cached is not None and cached[0] > now:
-        return cached[1]
-    if len(_targets) > 10_000:
-        _targets.clear()
-    target = _app_target_uncached(app_id)
-    _targets[app_id] = (now + _TARGET_TTL_SECONDS, target)
-    return target
+    """The app's redirect facts, from this process's cache when it has them."""
+    return _app_targets.get(app_id, lambda: _app_target_uncached(app_id))
+
+
+def app_target_changed(*, app_id: uuid.UUID) -> None:
+    """The app changed or is gone: every process reads it again. Called at once and again
+    after the change commits, so no process keeps a copy from before it."""
+    _app_targets.invalidate(app_id)
+    transaction.on_commit(lambda: _app_targets.invalidate(app_id))
 
 
 def _app_target_uncached(app_id: uuid.UUID) -> AppTarget | None:

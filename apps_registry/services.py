@@ -60,6 +60,7 @@ def app_update(*, app: App, changes: dict) -> App:
     if changes:
         app.updated_at = timezone.now()
         app.save(update_fields=[*changes, "updated_at"])
+        selectors.app_target_changed(app_id=app.id)
     return app
 
 
@@ -68,6 +69,7 @@ def app_delete(*, app: App) -> None:
     key_ids = list(app.api_keys.values_list("id", flat=True))
     with transaction.atomic():
         App.objects.filter(id=app.id).delete()
+        selectors.app_target_changed(app_id=app.id)
         transaction.on_commit(lambda: _forget_keys(key_ids))
 
 

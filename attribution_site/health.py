@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from attribution_site import redis_rest
 from attribution_site.api import envelope
 from attribution_site.api.exceptions import ServiceUnavailable
 
@@ -36,12 +37,10 @@ def _database_ok() -> bool:
 def _redis_ok() -> bool | None:
     if not settings.REDIS_URL:
         return None
-    import redis
-
-    try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1,
-                                      socket_timeout=1)
-        return bool(client.ping())
+    try:  # a fresh plain connection: the request path's rest would hide Redis's real state
+        with redis_rest.client(resting=False, shared=False, socket_connect_timeout=1,
+                               socket_timeout=1) as client:
+            return bool(client.ping())
     except Exception:  # noqa: BLE001
         logger.warning("readiness: redis unreachable", exc_info=True)
         return False

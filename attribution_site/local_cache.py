@@ -1,5 +1,6 @@
 """Process-local caches of records that rarely change and are read on every SDK request (API
-keys, an app's delivery targets), dropped in every process the moment they change.
+keys, an app's redirect facts and delivery targets), dropped in every process the moment they
+change.
 
 Read from Redis or PostgreSQL, each costs the install path a round trip: about a tenth of its
 time. Kept in the process they cost nothing, and the work is keeping every process's copy
@@ -23,6 +24,8 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from django.conf import settings
+
+from attribution_site import redis_rest
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +85,10 @@ class _Subscription:
             delay = min(delay * 2, 30.0)
 
     def _listen(self, pid: int) -> None:
-        import redis
-
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2,
-                                      socket_timeout=10, client_name=subscriber_name(pid))
+        # Its own long-lived connection, plain: this thread is off the request path and waits
+        # for messages far longer than a request would wait for an answer.
+        client = redis_rest.client(resting=False, shared=False, socket_connect_timeout=2,
+                                   socket_timeout=10, client_name=subscriber_name(pid))
         pubsub = client.pubsub()
         try:
             pubsub.subscribe(CHANNEL)
@@ -121,18 +124,14 @@ def _text(data: Any) -> str:
 
 
 _subscription = _Subscription()
-_publisher = None
 
 
 def _publish(name: str, key: str) -> None:
-    global _publisher
     try:
-        if _publisher is None:
-            import redis
-
-            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1,
-                                              socket_timeout=1)
-        _publisher.publish(CHANNEL, f"{name}:{key}")
+        # Plain, not resting: a revocation must reach the other processes even while this one
+        # leaves Redis alone after a failure.
+        publisher = redis_rest.client(resting=False, socket_connect_timeout=1, socket_timeout=1)
+        publisher.publish(CHANNEL, f"{name}:{key}")
     except Exception:  # noqa: BLE001 - other processes keep their copy for at most the TTL
         logger.error("could not publish the invalidation of %s %s", name, key, exc_info=True)
 

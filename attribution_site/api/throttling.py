@@ -55,20 +55,6 @@ class DashboardUserThrottle(BaseThrottle):
         return self._wait
 
 
-_redis_clients: dict[str, object] = {}
-
-
-def _redis():
-    client = _redis_clients.get(settings.REDIS_URL)
-    if client is None:
-        import redis
-
-        client = _redis_clients[settings.REDIS_URL] = redis.Redis.from_url(
-            settings.REDIS_URL, socket_connect_timeout=0.5, socket_timeout=0.5,
-            **redis_rest.connection_options(settings.REDIS_URL))
-    return client
-
-
 _pending: dict[str, list[int]] = {}  # bucket key -> [unsent count, last global count]
 _pending_lock = threading.Lock()
 
@@ -117,7 +103,8 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
 
 def _add_to_shared_count(key: str, amount: int, period: int) -> int:
     if settings.REDIS_URL:
-        pipe = _redis().pipeline(transaction=False)
+        pipe = redis_rest.client(socket_connect_timeout=0.5, socket_timeout=0.5).pipeline(
+            transaction=False)
         pipe.incrby(key, amount)
         pipe.expire(key, period + 1)
         return pipe.execute()[0]
