@@ -10,7 +10,6 @@ name is ours, in snake_case, and listed in docs/metrics.md.
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP
 
@@ -23,6 +22,7 @@ from attribution_site.api.fields import (
     StrictCharField,
     StrictListField,
     StrictSerializer,
+    StrictUUIDField,
 )
 
 EXPORT_TYPES = ("installs", "events", "revenue")
@@ -94,16 +94,6 @@ class ExportQuery(PeriodQuery):
 
 # --- Cost import ------------------------------------------------------------------------------
 
-class StrictUUIDField(StrictCharField):
-    default_error_messages = {"invalid_uuid": "Must be a UUID."}
-
-    def to_internal_value(self, data) -> uuid.UUID:
-        try:
-            return uuid.UUID(super().to_internal_value(data))
-        except ValueError:
-            self.fail("invalid_uuid")
-
-
 class CostRowInput(StrictSerializer):
     date = StrictCharField()
     media_source = StrictCharField(max_length=255)
@@ -133,7 +123,7 @@ class CostRowInput(StrictSerializer):
 
 
 class CostImportInput(StrictSerializer):
-    app_id = StrictUUIDField()
+    app_id = StrictUUIDField(message="Must be a UUID.", as_text=True)
     rows = StrictListField(child=CostRowInput(), allow_empty=False, max_length=MAX_COST_ROWS)
 
     def validate_rows(self, rows: list[dict]) -> list[CostRow]:

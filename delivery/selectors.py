@@ -81,24 +81,19 @@ def _delivery_targets_sql(app_ids: list[uuid.UUID]) -> list[Target]:
             for kind, config_id, app_id, source, events in rows]
 
 
-def postbacks_for_app(*, app_id: uuid.UUID) -> QuerySet[PostbackConfig]:
-    return PostbackConfig.objects.filter(app_id=app_id).order_by("created_at", "id")
+CONFIG_MODELS: dict[str, type[PostbackConfig] | type[Webhook]] = {
+    Kind.POSTBACK: PostbackConfig, Kind.WEBHOOK: Webhook}
 
 
-def postback_for_organization(*, organization_id: uuid.UUID, postback_id: uuid.UUID
-                              ) -> PostbackConfig | None:
-    return PostbackConfig.objects.filter(
-        id=postback_id, app__organization_id=organization_id).select_related("app").first()
+def configs_for_app(*, kind: str, app_id: uuid.UUID) -> QuerySet[PostbackConfig | Webhook]:
+    """The app's postbacks or webhooks, oldest first."""
+    return CONFIG_MODELS[kind].objects.filter(app_id=app_id).order_by("created_at", "id")
 
 
-def webhooks_for_app(*, app_id: uuid.UUID) -> QuerySet[Webhook]:
-    return Webhook.objects.filter(app_id=app_id).order_by("created_at", "id")
-
-
-def webhook_for_organization(*, organization_id: uuid.UUID, webhook_id: uuid.UUID
-                             ) -> Webhook | None:
-    return Webhook.objects.filter(
-        id=webhook_id, app__organization_id=organization_id).select_related("app").first()
+def config_for_organization(*, kind: str, organization_id: uuid.UUID, config_id: uuid.UUID
+                            ) -> PostbackConfig | Webhook | None:
+    return CONFIG_MODELS[kind].objects.filter(
+        id=config_id, app__organization_id=organization_id).select_related("app").first()
 
 
 @dataclass(frozen=True)

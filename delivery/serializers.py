@@ -20,24 +20,15 @@ from attribution_site.api.fields import (
     StrictCharField,
     StrictListField,
     StrictSerializer,
+    StrictUUIDField,
+    refuse_immutable,
 )
+from attribution_site.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, limit_parse
 from delivery import payloads, policy
 from delivery.models import HttpMethod, State
 from delivery.services import UPDATABLE_POSTBACK_FIELDS, UPDATABLE_WEBHOOK_FIELDS
 
-LOG_LIMIT_DEFAULT = 50
-LOG_LIMIT_MAX = 500
-
-
-class StrictUUIDField(serializers.UUIDField):
-    """A UUID sent as a JSON string (DRF's field would also take an integer)."""
-
-    default_error_messages = {"invalid": "Must be a UUID string."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+UUID_MESSAGE = "Must be a UUID string."
 
 
 class PostbackUrlField(StrictCharField):
@@ -87,21 +78,18 @@ def _method_field(**kwargs) -> serializers.ChoiceField:
 
 
 class _RefusesImmutable(StrictSerializer):
+    # No docstring: the schema would show it instead of StrictSerializer's.
     immutable: tuple[str, ...] = ()
     updatable: tuple[str, ...] = ()
 
     def to_internal_value(self, data):
-        if isinstance(data, dict):
-            frozen = [name for name in self.immutable if name in data]
-            if frozen:
-                raise serializers.ValidationError({name: [
-                    f"Cannot be changed; updatable fields: {', '.join(self.updatable)}."]
-                    for name in frozen})
+        refuse_immutable(data, immutable=self.immutable, message=(
+            f"Cannot be changed; updatable fields: {', '.join(self.updatable)}."))
         return super().to_internal_value(data)
 
 
 class PostbackCreateInput(StrictSerializer):
-    app_id = StrictUUIDField()
+    app_id = StrictUUIDField(message=UUID_MESSAGE)
     media_source = StrictCharField(max_length=255)
     postback_url = PostbackUrlField()
     http_method = _method_field(required=False, default=HttpMethod.GET)
@@ -132,7 +120,7 @@ class PostbackOutput(serializers.Serializer):
 
 
 class WebhookCreateInput(StrictSerializer):
-    app_id = StrictUUIDField()
+    app_id = StrictUUIDField(message=UUID_MESSAGE)
     url = WebhookUrlField()
     events = EventsField()
 
@@ -255,15 +243,11 @@ def parse_log_query(params, *, filter_name: str) -> LogQuery:
     """`limit` (default 50, 1 to 500), `cursor`, `since`, `until`, `state` and the
     configuration filter, or a 400 naming every bad parameter."""
     errors: dict[str, list[str]] = {}
-    raw_limit = params.get("limit")
-    limit = LOG_LIMIT_DEFAULT
-    if raw_limit not in (None, ""):
-        try:
-            limit = int(raw_limit)
-        except ValueError:
-            limit = -1
-        if not 1 <= limit <= LOG_LIMIT_MAX:
-            errors["limit"] = [f"Must be an integer from 1 to {LOG_LIMIT_MAX}."]
+    limit = DEFAULT_LIMIT
+    try:
+        limit = limit_parse(params.get("limit"))
+    except ValueError:  # the log endpoints have always said it in one message
+        errors["limit"] = [f"Must be an integer from 1 to {MAX_LIMIT}."]
     config_id = None
     if params.get(filter_name):
         try:

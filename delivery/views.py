@@ -1,18 +1,29 @@
 """Postback and webhook endpoints (spec: Postback endpoints, Webhook endpoints), all JWT and
 scoped to the caller's organization: another organization's app or configuration is a 404.
-Views parse, call one service or selector, and serialize; errors are raised.
+The two kinds mirror each other, so each endpoint shape (list and create, detail, test, log) is
+one view written once; a kind's base view names its serializers and services, and the schema
+of each concrete view is built from those same names. Views parse, call one service or
+selector, and serialize; errors are raised.
 """
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from typing import Any
+
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from apps_registry.models import App
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound
 from delivery import selectors, services
-from delivery.models import Kind, PostbackConfig, Webhook
+from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
 from delivery.serializers import (
     PostbackCreateInput,
     PostbackLogOutput,
@@ -37,175 +48,219 @@ LOG_QUERY = [
                      "sending, succeeded, failed, cancelled"),
 ]
 
-
-def _test_result(name: str, log_serializer):
-    return inline_serializer(name, {"delivered": serializers.BooleanField(),
-                                    "log": log_serializer()})
+# No docstrings on the views and their methods below unless meant for the schema:
+# drf-spectacular makes the first one it finds the description of each operation.
 
 
-class DeliveryConfigView(OrganizationScopedView):
-    def get_postback(self, postback_id) -> PostbackConfig:
-        postback = selectors.postback_for_organization(organization_id=self.organization_id,
-                                                       postback_id=postback_id)
-        if postback is None:
-            raise NotFound("Postback not found.")
-        return postback
-
-    def get_webhook(self, webhook_id) -> Webhook:
-        webhook = selectors.webhook_for_organization(organization_id=self.organization_id,
-                                                     webhook_id=webhook_id)
-        if webhook is None:
-            raise NotFound("Webhook not found.")
-        return webhook
-
-
-class DeliveryLogView(DeliveryConfigView):
-    """A page of the delivery log of one app, newest first, with the cursor of the next."""
-
+class ConfigView(OrganizationScopedView):
+    # A Kind's plain value, "postback" or "webhook": it names keys in bodies and the schema
+    # (the object; "<kind>s" a list of them; "<kind>_id" the URL argument and the log filter).
     kind: str
-    filter_name: str
     output: type[serializers.Serializer]
+    log_output: type[serializers.Serializer]
+    create_input: type[serializers.Serializer]
+    update_input: type[serializers.Serializer]
+    # What create answers besides the object (field classes: the schema lists fields in the
+    # order they are made, so they are made after the object's).
+    created_extra: dict[str, type[serializers.Field]] = {}
+
+    def get_config(self, config_id=None) -> PostbackConfig | Webhook:
+        """The configuration named by `config_id`, else by the URL: 404 unless the caller's."""
+        config = selectors.config_for_organization(
+            kind=self.kind, organization_id=self.organization_id,
+            config_id=config_id if config_id is not None else self.kwargs[f"{self.kind}_id"])
+        if config is None:
+            raise self.config_not_found()
+        return config
+
+    def config_not_found(self) -> NotFound:
+        return NotFound(f"{self.kind.capitalize()} not found.")
+
+    # The services of the kind: their keyword arguments are named after it.
+    def create(self, app: App, fields: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def update(self, config, changes: dict[str, Any]) -> PostbackConfig | Webhook:
+        raise NotImplementedError
+
+    def remove(self, config) -> None:
+        raise NotImplementedError
+
+    def send_test(self, config) -> DeliveryAttempt:
+        raise NotImplementedError
+
+
+class PostbackView(ConfigView):
+    kind = Kind.POSTBACK.value
+    output, log_output = PostbackOutput, PostbackLogOutput
+    create_input, update_input = PostbackCreateInput, PostbackUpdateInput
+
+    def create(self, app, fields):
+        return {"postback": PostbackOutput(services.postback_create(app=app, **fields)).data}
+
+    def update(self, config, changes):
+        return services.postback_update(postback=config, changes=changes)
+
+    def remove(self, config):
+        services.postback_delete(postback=config)
+
+    def send_test(self, config):
+        return services.postback_test(postback=config)
+
+
+class WebhookView(ConfigView):
+    kind = Kind.WEBHOOK.value
+    output, log_output = WebhookOutput, WebhookLogOutput
+    create_input, update_input = WebhookCreateInput, WebhookUpdateInput
+    created_extra = {"secret": serializers.CharField, "message": serializers.CharField}
+
+    def create(self, app, fields):
+        webhook, secret = services.webhook_create(app=app, **fields)
+        return {"webhook": WebhookOutput(webhook).data, "secret": secret,
+                "message": services.SECRET_MESSAGE}
+
+    def update(self, config, changes):
+        return services.webhook_update(webhook=config, changes=changes)
+
+    def remove(self, config):
+        services.webhook_delete(webhook=config)
+
+    def send_test(self, config):
+        return services.webhook_test(webhook=config)
+
+
+# --- One view per endpoint shape, for either kind ---------------------------------------------
+
+class ConfigListView(ConfigView):
+    def get(self, request):
+        app = self.get_app_from_query("app_id")
+        configs = selectors.configs_for_app(kind=self.kind, app_id=app.id)
+        return Response({f"{self.kind}s": self.output(configs, many=True).data})
+
+    def post(self, request):
+        payload = self.create_input(data=request.data)
+        payload.is_valid(raise_exception=True)
+        fields = dict(payload.validated_data)
+        app = self.get_app(fields.pop("app_id"))
+        return Response(self.create(app, fields), status=status.HTTP_201_CREATED)
+
+
+class ConfigDetailView(ConfigView):
+    def get(self, request, **url_kwargs):
+        return Response({self.kind: self.output(self.get_config()).data})
+
+    def put(self, request, **url_kwargs):
+        config = self.get_config()
+        payload = self.update_input(data=request.data)
+        payload.is_valid(raise_exception=True)
+        config = self.update(config, payload.validated_data)
+        return Response({self.kind: self.output(config).data})
+
+    def delete(self, request, **url_kwargs):
+        self.remove(self.get_config())
+        return Response({"success": True})
+
+
+class ConfigTestView(ConfigView):
+    def post(self, request, **url_kwargs):
+        attempt = self.send_test(self.get_config())
+        return Response({"delivered": bool(attempt.succeeded),
+                         "log": self.log_output(attempt).data})
+
+
+class ConfigLogView(ConfigView):
+    """A page of the delivery log of one app, newest first, with the cursor of the next."""
 
     def get(self, request):
         app = self.get_app_from_query("app_id")
-        query = parse_log_query(request.query_params, filter_name=self.filter_name)
-        if query.config_id is not None:
-            get_config = self.get_postback if self.kind == Kind.POSTBACK else self.get_webhook
-            if get_config(query.config_id).app_id != app.id:
-                raise NotFound(f"{self.kind.capitalize()} not found.")
+        query = parse_log_query(request.query_params, filter_name=f"{self.kind}_id")
+        if query.config_id is not None and self.get_config(query.config_id).app_id != app.id:
+            raise self.config_not_found()
         page = selectors.delivery_log(
             app_id=app.id, kind=self.kind, limit=query.limit, config_id=query.config_id,
             states=query.states, since=query.since, until=query.until, before=query.before)
-        return Response({"logs": self.output(page.attempts, many=True).data,
+        return Response({"logs": self.log_output(page.attempts, many=True).data,
                          "next_cursor": log_cursor(page.next_position)})
 
 
-def _log_schema(name: str, output, filter_name: str):
-    return extend_schema(
-        parameters=[APP_QUERY, *LOG_QUERY, OpenApiParameter(filter_name, str)],
-        responses={200: inline_serializer(name, {
-            "logs": output(many=True),
-            "next_cursor": serializers.CharField(allow_null=True)})})
+# --- Each view's schema, from the names its kind gives -----------------------------------------
+
+def _list_schema(view: type[ConfigView]) -> type[ConfigView]:
+    name = view.kind.capitalize()
+    return extend_schema_view(
+        get=extend_schema(operation_id=f"{view.kind}s_list", parameters=[APP_QUERY],
+                          responses={200: inline_serializer(
+                              f"{name}List", {f"{view.kind}s": view.output(many=True)})}),
+        post=extend_schema(request=view.create_input, responses={201: inline_serializer(
+            f"{name}Created", {view.kind: view.output(),
+                               **{key: field() for key, field in view.created_extra.items()}})}),
+    )(view)
+
+
+def _detail_schema(view: type[ConfigView]) -> type[ConfigView]:
+    name = view.kind.capitalize()
+    return extend_schema_view(
+        get=extend_schema(responses={200: inline_serializer(f"{name}Detail",
+                                                            {view.kind: view.output()})}),
+        put=extend_schema(request=view.update_input, responses={200: inline_serializer(
+            f"{name}Updated", {view.kind: view.output()})}),
+        delete=extend_schema(responses={200: DELETED}),
+    )(view)
+
+
+def _test_schema(view: type[ConfigView]) -> type[ConfigView]:
+    return extend_schema_view(post=extend_schema(request=None, responses={
+        200: inline_serializer(f"{view.kind.capitalize()}TestResult", {
+            "delivered": serializers.BooleanField(), "log": view.log_output()})}))(view)
+
+
+def _log_schema(view: type[ConfigView]) -> type[ConfigView]:
+    return extend_schema_view(get=extend_schema(
+        parameters=[APP_QUERY, *LOG_QUERY, OpenApiParameter(f"{view.kind}_id", str)],
+        responses={200: inline_serializer(f"{view.kind.capitalize()}Log", {
+            "logs": view.log_output(many=True),
+            "next_cursor": serializers.CharField(allow_null=True)})}))(view)
 
 
 # --- Postbacks -----------------------------------------------------------------------------------
 
-class PostbackListView(DeliveryConfigView):
-    @extend_schema(operation_id="postbacks_list", parameters=[APP_QUERY],
-                   responses={200: inline_serializer(
-                       "PostbackList", {"postbacks": PostbackOutput(many=True)})})
-    def get(self, request):
-        app = self.get_app_from_query("app_id")
-        postbacks = selectors.postbacks_for_app(app_id=app.id)
-        return Response({"postbacks": PostbackOutput(postbacks, many=True).data})
-
-    @extend_schema(request=PostbackCreateInput, responses={201: inline_serializer(
-        "PostbackCreated", {"postback": PostbackOutput()})})
-    def post(self, request):
-        payload = PostbackCreateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        fields = dict(payload.validated_data)
-        app = self.get_app(fields.pop("app_id"))
-        postback = services.postback_create(app=app, **fields)
-        return Response({"postback": PostbackOutput(postback).data},
-                        status=status.HTTP_201_CREATED)
+@_list_schema
+class PostbackListView(ConfigListView, PostbackView):
+    pass
 
 
-class PostbackDetailView(DeliveryConfigView):
-    @extend_schema(responses={200: inline_serializer("PostbackDetail",
-                                                     {"postback": PostbackOutput()})})
-    def get(self, request, postback_id):
-        return Response({"postback": PostbackOutput(self.get_postback(postback_id)).data})
-
-    @extend_schema(request=PostbackUpdateInput, responses={200: inline_serializer(
-        "PostbackUpdated", {"postback": PostbackOutput()})})
-    def put(self, request, postback_id):
-        postback = self.get_postback(postback_id)
-        payload = PostbackUpdateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        postback = services.postback_update(postback=postback, changes=payload.validated_data)
-        return Response({"postback": PostbackOutput(postback).data})
-
-    @extend_schema(responses={200: DELETED})
-    def delete(self, request, postback_id):
-        services.postback_delete(postback=self.get_postback(postback_id))
-        return Response({"success": True})
+@_detail_schema
+class PostbackDetailView(ConfigDetailView, PostbackView):
+    pass
 
 
-class PostbackTestView(DeliveryConfigView):
-    @extend_schema(request=None,
-                   responses={200: _test_result("PostbackTestResult", PostbackLogOutput)})
-    def post(self, request, postback_id):
-        attempt = services.postback_test(postback=self.get_postback(postback_id))
-        return Response({"delivered": bool(attempt.succeeded),
-                         "log": PostbackLogOutput(attempt).data})
+@_test_schema
+class PostbackTestView(ConfigTestView, PostbackView):
+    pass
 
 
-class PostbackLogView(DeliveryLogView):
-    kind, filter_name, output = Kind.POSTBACK, "postback_id", PostbackLogOutput
-
-    @_log_schema("PostbackLog", PostbackLogOutput, "postback_id")
-    def get(self, request):
-        return super().get(request)
+@_log_schema
+class PostbackLogView(ConfigLogView, PostbackView):
+    pass
 
 
 # --- Webhooks ------------------------------------------------------------------------------------
 
-class WebhookListView(DeliveryConfigView):
-    @extend_schema(operation_id="webhooks_list", parameters=[APP_QUERY],
-                   responses={200: inline_serializer(
-                       "WebhookList", {"webhooks": WebhookOutput(many=True)})})
-    def get(self, request):
-        app = self.get_app_from_query("app_id")
-        webhooks = selectors.webhooks_for_app(app_id=app.id)
-        return Response({"webhooks": WebhookOutput(webhooks, many=True).data})
-
-    @extend_schema(request=WebhookCreateInput, responses={201: inline_serializer(
-        "WebhookCreated", {"webhook": WebhookOutput(), "secret": serializers.CharField(),
-                           "message": serializers.CharField()})})
-    def post(self, request):
-        payload = WebhookCreateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        fields = dict(payload.validated_data)
-        app = self.get_app(fields.pop("app_id"))
-        webhook, secret = services.webhook_create(app=app, **fields)
-        return Response({"webhook": WebhookOutput(webhook).data, "secret": secret,
-                         "message": services.SECRET_MESSAGE}, status=status.HTTP_201_CREATED)
+@_list_schema
+class WebhookListView(ConfigListView, WebhookView):
+    pass
 
 
-class WebhookDetailView(DeliveryConfigView):
-    @extend_schema(responses={200: inline_serializer("WebhookDetail",
-                                                     {"webhook": WebhookOutput()})})
-    def get(self, request, webhook_id):
-        return Response({"webhook": WebhookOutput(self.get_webhook(webhook_id)).data})
-
-    @extend_schema(request=WebhookUpdateInput, responses={200: inline_serializer(
-        "WebhookUpdated", {"webhook": WebhookOutput()})})
-    def put(self, request, webhook_id):
-        webhook = self.get_webhook(webhook_id)
-        payload = WebhookUpdateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        webhook = services.webhook_update(webhook=webhook, changes=payload.validated_data)
-        return Response({"webhook": WebhookOutput(webhook).data})
-
-    @extend_schema(responses={200: DELETED})
-    def delete(self, request, webhook_id):
-        services.webhook_delete(webhook=self.get_webhook(webhook_id))
-        return Response({"success": True})
+@_detail_schema
+class WebhookDetailView(ConfigDetailView, WebhookView):
+    pass
 
 
-class WebhookTestView(DeliveryConfigView):
-    @extend_schema(request=None,
-                   responses={200: _test_result("WebhookTestResult", WebhookLogOutput)})
-    def post(self, request, webhook_id):
-        attempt = services.webhook_test(webhook=self.get_webhook(webhook_id))
-        return Response({"delivered": bool(attempt.succeeded),
-                         "log": WebhookLogOutput(attempt).data})
+@_test_schema
+class WebhookTestView(ConfigTestView, WebhookView):
+    pass
 
 
-class WebhookLogView(DeliveryLogView):
-    kind, filter_name, output = Kind.WEBHOOK, "webhook_id", WebhookLogOutput
-
-    @_log_schema("WebhookLog", WebhookLogOutput, "webhook_id")
-    def get(self, request):
-        return super().get(request)
+@_log_schema
+class WebhookLogView(ConfigLogView, WebhookView):
+    pass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 
@@ -73,6 +74,15 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
+def refuse_immutable(data, *, immutable: tuple[str, ...], message: str) -> None:
+    """For an update body: a 400 naming each field of `immutable` that `data` sends, all with
+    `message`, which says what can be updated (each endpoint keeps its own wording)."""
+    if isinstance(data, dict):
+        sent = [name for name in immutable if name in data]
+        if sent:
+            raise serializers.ValidationError({name: [message] for name in sent})
+
+
 class StrictEmailField(StrictCharField):
     default_error_messages = {"invalid_email": "Enter a valid email address."}
 
@@ -110,9 +120,35 @@ class StrictListField(serializers.ListField):
 
 
 class StrictUUIDField(serializers.UUIDField):
-    """A UUID given as a string (DRF would also turn an integer into a UUID)."""
+    """A UUID given as a string (DRF would also turn an integer into a UUID).
+
+    Endpoints worded a bad UUID differently before they shared this field, and clients may
+    match the words, so each passes its own `message` (else DRF's "Must be a valid UUID.").
+    `as_text=True` keeps the cost import's reading, which checks the value as text first: a
+    non-string is "Must be a string.", an empty one "This field may not be blank.", spaces
+    around it are ignored, and the schema shows a plain string.
+    """
+
+    default_error_messages = {
+        "not_a_string": StrictCharField.default_error_messages["not_a_string"],
+        "blank": serializers.CharField.default_error_messages["blank"],
+    }
+
+    def __init__(self, *, message: str | None = None, as_text: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        if message is not None:
+            self.error_messages["invalid"] = message
+        self.as_text = as_text
+        if as_text:  # per instance: the other UUID fields stay `format: uuid`
+            extend_schema_field({"type": "string", "minLength": 1})(self)
 
     def to_internal_value(self, data):
-        if not isinstance(data, str):
+        if self.as_text:
+            if isinstance(data, str) and not data.strip():
+                self.fail("blank")
+            if not isinstance(data, str):
+                self.fail("not_a_string")
+            data = data.strip()
+        elif not isinstance(data, str):
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
