@@ -2,7 +2,9 @@
 
 Each write publishes its domain events with the fact (see attribution_site/domain_events.py), so
 subscribers' rows commit or roll back with it: an install and its rows in one statement (a
-WriteBatch), re-engagements and event batches in a transaction.
+WriteBatch), re-engagements and event batches in a transaction. The hot paths' statements,
+PostgreSQL's and the fallback for other databases, are in tracking/sql.py; the rules they
+apply are in tracking/attribution.py.
 """
 
 from __future__ import annotations
@@ -12,15 +14,14 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
-from attribution_site import domain_events, prepared
+from attribution_site import domain_events
 from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
-from tracking import attribution, fingerprint, selectors
+from tracking import attribution, fingerprint, selectors, sql
 from tracking.event_batch import CleanEvent
-from tracking.models import Click, ClickArchive, Event, Install, Reengagement
+from tracking.models import Click, Event, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.useragent import device_info, os_version_of
 from tracking.waterfall_inputs import InstallSignals
@@ -51,25 +52,6 @@ class ClickInput:
     clicked_at: datetime
 
 
-_CLICK_COLUMNS = ("id", "app_id", "campaign_id", "media_source", "adset", "ad",
-                  "advertising_id", "ip", "ip_prefix", "user_agent", "accept_language",
-                  "os_family", "os_version", "device_model", "fingerprint", "clicked_at")
-_CLICK_INSERT = (
-    f"WITH hot AS (INSERT INTO {Click._meta.db_table} ({', '.join(_CLICK_COLUMNS)}) "
-    f"VALUES ({', '.join(['%s'] * len(_CLICK_COLUMNS))}) RETURNING {', '.join(_CLICK_COLUMNS)}) "
-    f"INSERT INTO {ClickArchive._meta.db_table} ({', '.join(_CLICK_COLUMNS)}) "
-    f"SELECT {', '.join(_CLICK_COLUMNS)} FROM hot"
-)
-# The same statement, committed without waiting for the WAL flush: `set_config(..., true)`
-# lasts only for the statement's own transaction (so only outside an atomic block, where it
-# would reach the caller's other writes), the connection's setting is untouched, and the click
-# is still committed, and visible to the install that follows, before the 302 leaves. The
-# flush was half of PostgreSQL's work per click (docs/decisions.md).
-_CLICK_INSERT_ASYNC = _CLICK_INSERT.replace(
-    "WITH hot AS", "WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),"
-    " hot AS", 1).replace("FROM hot", "FROM hot, async_commit")
-
-
 def click_record(*, click: ClickInput) -> uuid.UUID:
     """Store a click in the hot store and the archive; committed when this returns."""
     device = device_info(click.user_agent)
@@ -95,14 +77,7 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
         "fingerprint": fingerprint.click_fingerprint(click.ip or "", user_agent),
         "clicked_at": click.clicked_at,
     }
-    if connection.vendor == "postgresql":  # one statement writes both stores atomically
-        async_commit = settings.CLICK_ASYNC_COMMIT and not connection.in_atomic_block
-        prepared.execute(_CLICK_INSERT_ASYNC if async_commit else _CLICK_INSERT,
-                         [values[c] for c in _CLICK_COLUMNS])
-    else:
-        with transaction.atomic():
-            Click.objects.create(**values)
-            ClickArchive.objects.create(**values)
+    sql.click_insert(values)
     return values["id"]
 
 
@@ -151,7 +126,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
     referrer = parse_install_referrer(data.install_referrer)
-    inputs = selectors.attribution_inputs(
+    inputs = sql.attribution_inputs(
         app_id=data.app_id, device_id=device_id,
         referrer_click_id=referrer.click_id if referrer else None,
         ip_prefix=fingerprint.network_key(data.ip), since=now - attribution.WINDOW, until=now)
@@ -206,7 +181,7 @@ def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
                     ) -> InstallOutcome:
     """A device we know: a click since its last attribution is a re-engagement. The device's
     clicks of the window came with the waterfall's lookup."""
-    install, last_reengagement_click_at = selectors.install_for_repeat(install_id=install_id)
+    install, last_reengagement_click_at = sql.install_for_repeat(install_id=install_id)
     verdict = attribution.reengagement(
         now=now, installed_at=install.installed_at,
         last_reengagement_click_at=last_reengagement_click_at, device_clicks=device_clicks)
@@ -246,14 +221,14 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
     if not events:
         return EventsOutcome(accepted=0, duplicates=0)
     device_id = attribution.usable_device_id(device_id)
-    link = (selectors.install_link_for_device(app_id=app_id, device_id=device_id)
-            if device_id else None)
+    link = sql.install_link_for_device(app_id=app_id, device_id=device_id) if device_id else None
     install_id, media_source, campaign_id = link if link else (None, None, None)
 
     fresh, duplicates = _without_known_event_ids(app_id, events)
     try:
         with transaction.atomic():
-            ids = _store_events(app_id, install_id, device_id, fresh, received_at)
+            ids = sql.events_insert(app_id=app_id, install_id=install_id, device_id=device_id,
+                                    events=fresh, received_at=received_at)
             domain_events.publish([
                 domain_events.EventTracked(
                     app_id=app_id, event_id=event_id, device_id=device_id,
@@ -273,42 +248,6 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
         return EventsOutcome(accepted=outcome.accepted - outcome.duplicates + duplicates,
                              duplicates=duplicates)
     return EventsOutcome(accepted=len(fresh) + duplicates, duplicates=duplicates)
-
-
-_EVENT_COLUMNS = ("id", "app_id", "install_id", "device_id", "event_id", "event_name",
-                  "properties", "session_id", "occurred_at", "received_at", "revenue_amount",
-                  "revenue_currency")
-
-
-def _store_events(app_id, install_id, device_id, events: list[CleanEvent], received_at
-                  ) -> list[int]:
-    """Write the batch in one bulk statement; the new rows' ids, in batch order.
-
-    On PostgreSQL the ids are drawn from the sequence first and the rows written with COPY,
-    several times cheaper than a multi-row INSERT for a batch of a hundred.
-    """
-    if not events:
-        return []
-    if connection.vendor != "postgresql":
-        rows = Event.objects.bulk_create([
-            Event(app_id=app_id, install_id=install_id, device_id=device_id,
-                  event_id=e.event_id, event_name=e.event_name, properties=e.properties,
-                  session_id=e.session_id, occurred_at=e.occurred_at,
-                  received_at=received_at, revenue_amount=e.revenue_amount,
-                  revenue_currency=e.revenue_currency) for e in events])
-        return [row.id for row in rows]
-    table = Event._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) "
-                       "FROM generate_series(1, %s)", [len(events)])
-        ids = [row[0] for row in cursor.fetchall()]
-        with cursor.cursor.copy(
-                f"COPY {table} ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
-            for event_id, e in zip(ids, events, strict=True):
-                copy.write_row((event_id, app_id, install_id, device_id, e.event_id,
-                                e.event_name, e.properties_json, e.session_id, e.occurred_at,
-                                received_at, e.revenue_amount, e.revenue_currency))
-    return ids
 
 
 def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]

@@ -1,5 +1,5 @@
 """The attribution waterfall's inputs, as plain values: a stored click as a candidate, and what
-an install request says about its device. Pure: the lookups (tracking/selectors.py) build them,
+an install request says about its device. Pure: the lookups (tracking/sql.py) build them,
 the waterfall (tracking/attribution.py) and the fingerprint scorer compare them.
 """
 

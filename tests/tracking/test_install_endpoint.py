@@ -354,17 +354,17 @@ def test_an_install_racing_the_same_devices_first_install_answers_with_that_one(
     write breaks the unique constraint, and its caller gets the stored install as a repeat."""
     from django.utils import timezone
 
-    from tracking import selectors, services
+    from tracking import services, sql
 
     first = post_install(sdk, app, device_id="gaid-race").json()["data"]
-    real = selectors.attribution_inputs
+    real = sql.attribution_inputs
 
     def saw_no_install(**kwargs):
         inputs = real(**kwargs)
-        return selectors.AttributionInputs(None, inputs.referrer_click, inputs.device_clicks,
-                                           inputs.network_clicks)
+        return sql.AttributionInputs(None, inputs.referrer_click, inputs.device_clicks,
+                                     inputs.network_clicks)
 
-    monkeypatch.setattr(selectors, "attribution_inputs", saw_no_install)
+    monkeypatch.setattr(sql, "attribution_inputs", saw_no_install)
     outcome = services.install_record(data=services.InstallReport(
         app_id=app.id, platform="android", sdk_version="1.0", device_id="gaid-race"),
         now=timezone.now())

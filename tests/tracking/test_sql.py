@@ -1,4 +1,5 @@
-"""The hot-path lookups: the PostgreSQL fast path and the ORM path return the same clicks."""
+"""The hot-path lookups (tracking/sql.py): the PostgreSQL statements and the ORM fallbacks
+return the same rows."""
 
 from datetime import timedelta
 
@@ -6,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from tests.tracking.conftest import click_through, install_body
-from tracking import selectors
+from tracking import selectors, sql
 
 pytestmark = pytest.mark.django_db
 
@@ -14,16 +15,16 @@ pytestmark = pytest.mark.django_db
 def lookups(app):
     now = timezone.now()
     since = now - timedelta(days=7)
-    first = selectors.clicks_for_device(app_id=app.id, advertising_id="gaid-1", since=since,
-                                        until=now)
+    first = sql.clicks_for_device(app_id=app.id, advertising_id="gaid-1", since=since,
+                                  until=now)
     return {
         "device": first,
-        "network": selectors.clicks_for_network(app_id=app.id, ip_prefix="81.2.69.0/24",
-                                                since=since, until=now),
-        "by_id": selectors.click_by_id(app_id=app.id, click_id=first[0].id),
+        "network": sql.clicks_for_network(app_id=app.id, ip_prefix="81.2.69.0/24",
+                                          since=since, until=now),
+        "by_id": sql.click_by_id(app_id=app.id, click_id=first[0].id),
         "install": selectors.install_for_device(app_id=app.id, device_id="gaid-1"),
-        "link": selectors.install_link_for_device(app_id=app.id, device_id="gaid-1"),
-        "combined": selectors.attribution_inputs(
+        "link": sql.install_link_for_device(app_id=app.id, device_id="gaid-1"),
+        "combined": sql.attribution_inputs(
             app_id=app.id, device_id="gaid-1", referrer_click_id=first[0].id,
             ip_prefix="81.2.69.0/24", since=since, until=now),
     }
@@ -39,7 +40,7 @@ def three_clicks_and_an_install(api, sdk, app):
 def test_fast_and_orm_lookups_agree(api, sdk, app, monkeypatch):
     three_clicks_and_an_install(api, sdk, app)
     native = lookups(app)
-    monkeypatch.setattr(selectors, "_fast", lambda: False)
+    monkeypatch.setattr(sql, "_postgresql", lambda: False)
     orm = lookups(app)
     assert native == orm
     assert [c.media_source for c in native["device"]] == ["net2", "net1", "net0"]
@@ -62,4 +63,20 @@ def test_prepared_and_plain_statements_agree(api, sdk, app, settings):
 def test_candidate_rows_are_read_in_the_order_of_the_candidates_fields():
     from tracking.waterfall_inputs import ClickCandidate
 
-    assert selectors.CANDIDATE_FIELDS == ClickCandidate._fields
+    assert sql.CANDIDATE_FIELDS == ClickCandidate._fields
+
+
+def test_a_repeat_install_reads_the_same_on_both_paths(api, sdk, app, monkeypatch):
+    three_clicks_and_an_install(api, sdk, app)
+    click_through(api, app, pid="again", advertising_id="gaid-1")
+    sdk.post("/api/v1/installs", install_body(app, device_id="gaid-1"), format="json")
+    install_id = selectors.install_for_device(app_id=app.id, device_id="gaid-1").id
+
+    def read():
+        install, latest = sql.install_for_repeat(install_id=install_id)
+        return [getattr(install, f) for f in sql._REPEAT_FIELDS], latest
+
+    native = read()
+    monkeypatch.setattr(sql, "_postgresql", lambda: False)
+    assert read() == native
+    assert native[1] is not None  # the re-engagement's click
