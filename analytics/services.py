@@ -64,39 +64,41 @@ def duplicate_keys(rows: Sequence[CostRow]) -> list[tuple[int, int]]:
 def costs_import(*, app_id: uuid.UUID, rows: Sequence[CostRow], progress=None) -> UpsertOutcome:
     """Insert or replace cost rows per (app, day, media source, campaign), all or nothing.
     The caller refuses repeated keys first (see duplicate_keys): which one wins is ambiguous."""
-    created = 0
     now = timezone.now()
-    with transaction.atomic():
-        for offset in range(0, len(rows), BATCH_ROWS):
-            batch = rows[offset:offset + BATCH_ROWS]
-            existing = set(CampaignCost.objects.filter(
-                app_id=app_id, day__in={row.day for row in batch})
-                .values_list("day", "media_source", "campaign_id"))
-            created += sum(1 for row in batch if row.key not in existing)
-            CampaignCost.objects.bulk_create(
-                [CampaignCost(app_id=app_id, day=row.day, media_source=row.media_source,
-                              campaign_id=row.campaign_id, cost=row.cost,
-                              currency=row.currency, updated_at=now) for row in batch],
-                update_conflicts=True, unique_fields=["app", "day", "media_source", "campaign_id"],
-                update_fields=["cost", "currency", "updated_at"])
-            if progress is not None:
-                progress(offset + len(batch), len(rows))
-    return UpsertOutcome(rows=len(rows), created=created, updated=len(rows) - created)
+    return _upsert(
+        CampaignCost, rows, key=lambda row: row.key,
+        stored_keys=lambda days: CampaignCost.objects.filter(app_id=app_id, day__in=days)
+        .values_list("day", "media_source", "campaign_id"),
+        build=lambda row: CampaignCost(app_id=app_id, day=row.day, media_source=row.media_source,
+                                       campaign_id=row.campaign_id, cost=row.cost,
+                                       currency=row.currency, updated_at=now),
+        unique_fields=["app", "day", "media_source", "campaign_id"],
+        update_fields=["cost", "currency", "updated_at"], progress=progress)
 
 
 def currency_rates_load(*, rows: Sequence[RateRow]) -> UpsertOutcome:
     """Insert or replace rates per (currency, day), all or nothing."""
-    created = 0
     now = timezone.now()
+    return _upsert(
+        CurrencyRate, rows, key=lambda row: (row.currency, row.day),
+        stored_keys=lambda days: CurrencyRate.objects.filter(day__in=days)
+        .values_list("currency", "day"),
+        build=lambda row: CurrencyRate(currency=row.currency, day=row.day,
+                                       units_per_usd=row.units_per_usd, updated_at=now),
+        unique_fields=["currency", "day"], update_fields=["units_per_usd", "updated_at"])
+
+
+def _upsert(model, rows: Sequence, *, key, stored_keys, build, unique_fields: list[str],
+            update_fields: list[str], progress=None) -> UpsertOutcome:
+    """Write rows in batches, replacing those whose key is stored; counts what was new."""
+    created = 0
     with transaction.atomic():
         for offset in range(0, len(rows), BATCH_ROWS):
             batch = rows[offset:offset + BATCH_ROWS]
-            existing = set(CurrencyRate.objects.filter(
-                day__in={row.day for row in batch}).values_list("currency", "day"))
-            created += sum(1 for row in batch if (row.currency, row.day) not in existing)
-            CurrencyRate.objects.bulk_create(
-                [CurrencyRate(currency=row.currency, day=row.day,
-                              units_per_usd=row.units_per_usd, updated_at=now) for row in batch],
-                update_conflicts=True, unique_fields=["currency", "day"],
-                update_fields=["units_per_usd", "updated_at"])
+            existing = set(stored_keys({row.day for row in batch}))
+            created += sum(1 for row in batch if key(row) not in existing)
+            model.objects.bulk_create([build(row) for row in batch], update_conflicts=True,
+                                      unique_fields=unique_fields, update_fields=update_fields)
+            if progress is not None:
+                progress(offset + len(batch), len(rows))
     return UpsertOutcome(rows=len(rows), created=created, updated=len(rows) - created)

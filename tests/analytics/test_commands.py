@@ -88,6 +88,11 @@ def test_analytics_refresh_checks_its_options(args, message):
         call_command("analytics_refresh", *args)
 
 
+def test_analytics_refresh_refuses_an_app_that_does_not_exist():
+    with pytest.raises(CommandError, match="no app 00000000-0000-4000-8000-000000000000"):
+        call_command("analytics_refresh", "--app", "00000000-0000-4000-8000-000000000000")
+
+
 def test_seed_demo_creates_a_demo_app_with_consistent_figures(capsys, api):
     call_command("seed_demo", "--installs", "300", "--events", "3000", "--clicks", "1000",
                  "--days", "10", "--seed", "3")

@@ -8,12 +8,12 @@ app (or of --start..--end), e.g. after rollups were lost or tracking's rows corr
 
 from __future__ import annotations
 
-import uuid
 from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
 from analytics import rollups
+from analytics.management.arguments import existing_app_id
 from analytics.progress import Progress
 
 
@@ -41,13 +41,10 @@ class Command(BaseCommand):
                               f"{outcome.days_queued:,} days, rebuilt {outcome.days_rebuilt:,}, "
                               f"{outcome.days_pending:,} pending.")
             return
-        try:
-            app_uuid = uuid.UUID(app_id)
-        except ValueError:
-            raise CommandError(f"{app_id!r} is not an app id (a UUID)") from None
         first, last = (_day(start) if start else None), (_day(end) if end else None)
         if first and last and last < first:
             raise CommandError("--end is before --start")
+        app_uuid = existing_app_id(app_id)
         progress = Progress(label="Rebuilding rollups (days)", stream=self.stdout)
         done = rollups.rebuild_app(app_id=app_uuid, start=first, end=last,
                                    progress=progress.update)

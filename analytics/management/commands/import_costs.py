@@ -9,13 +9,11 @@ replaces the old figures.
 
 from __future__ import annotations
 
-import uuid
-
 from django.core.management.base import BaseCommand, CommandError
 
 from analytics import csv_input, services
+from analytics.management.arguments import existing_app_id
 from analytics.serializers import CostRowInput
-from apps_registry import selectors as app_selectors
 
 MAX_ERRORS_SHOWN = 20
 
@@ -28,12 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("path", help="CSV file, or - for standard input")
 
     def handle(self, *, app_id: str, path: str, **options):
-        try:
-            app_uuid = uuid.UUID(app_id)
-        except ValueError:
-            raise CommandError(f"{app_id!r} is not an app id (a UUID)") from None
-        if app_selectors.app_target(app_id=app_uuid) is None:
-            raise CommandError(f"no app {app_uuid}")
+        app_uuid = existing_app_id(app_id)
         parsed: list[services.CostRow] = []
         lines: list[int] = []
         errors: list[str] = []

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts.services import account_signup, user_authenticate
 from analytics import demo, rollups, services
+from analytics.management.arguments import existing_app_id
 from analytics.progress import Progress
 from apps_registry import selectors as app_selectors
 from apps_registry.services import app_create
@@ -85,13 +86,7 @@ class Command(BaseCommand):
 
     def _app(self, app_id: str | None) -> uuid.UUID:
         if app_id is not None:
-            try:
-                app_uuid = uuid.UUID(app_id)
-            except ValueError:
-                raise CommandError(f"{app_id!r} is not an app id (a UUID)") from None
-            if app_selectors.app_target(app_id=app_uuid) is None:
-                raise CommandError(f"no app {app_uuid}")
-            return app_uuid
+            return existing_app_id(app_id)
         try:
             user = account_signup(email=DEMO_EMAIL, password=DEMO_PASSWORD, name="Demo User",
                                   company_name="Demo Company")
