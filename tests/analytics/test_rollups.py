@@ -8,6 +8,7 @@ than once between writes run with real commits (transaction=True), as production
 """
 
 import threading
+from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 
@@ -60,6 +61,28 @@ def snapshot(app):
     return {model.__name__: sorted(
         tuple(str(v) for k, v in sorted(row.items()) if k != "id")
         for row in model.objects.filter(app=app).values()) for model in ROLLUPS}
+
+
+@contextmanager
+def open_transaction(work):
+    """Run `work` in a transaction of another connection, held open until the block ends."""
+    done, release = threading.Event(), threading.Event()
+
+    def hold():
+        with transaction.atomic():
+            work()
+            done.set()
+            release.wait(10)
+        connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert done.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        holder.join()
 
 
 def hot_click(app, when, media_source, campaign_id, advertising_id):
@@ -115,25 +138,10 @@ def test_rows_stamped_days_in_the_past_reach_the_rollups_on_the_next_refresh(app
 @committed
 def test_a_transaction_open_during_a_refresh_is_counted_once_when_it_commits(app, now):
     rollups.refresh()
-    written, release = threading.Event(), threading.Event()
-
-    def slow_install():
-        with transaction.atomic():
-            install(app, now, "slow")
-            written.set()
-            release.wait(10)
-        connection.close()
-
-    writer = threading.Thread(target=slow_install)
-    writer.start()
-    written.wait(10)
-    try:
+    with open_transaction(lambda: install(app, now, "slow")):
         install(app, now, "quick")  # commits after the slow one started, before it ends
         rollups.refresh()
         assert total_installs(app) == 1
-    finally:
-        release.set()
-        writer.join()
     rollups.refresh()
     assert total_installs(app) == 2
     rollups.refresh()
@@ -325,24 +333,9 @@ def test_deleting_the_app_deletes_its_rollups_costs_and_queue(owner_api, app, sc
 @committed
 def test_only_one_refresh_runs_at_a_time(app, now):
     rollups.refresh()
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_the_state():
-        with transaction.atomic():
-            RollupState.objects.select_for_update().get(id=1)
-            locked.set()
-            release.wait(10)
-        connection.close()
-
-    holder = threading.Thread(target=hold_the_state)
-    holder.start()
-    locked.wait(10)
-    try:
+    with open_transaction(lambda: RollupState.objects.select_for_update().get(id=1)):
         install(app, now, "a")
         assert rollups.refresh().skipped  # skipped, not blocked
-    finally:
-        release.set()
-        holder.join()
     assert rollups.refresh().rows_added == 1
 
 
