@@ -82,9 +82,6 @@ class State(models.TextChoices):
     CANCELLED = "cancelled"
 
 
-OPEN_STATES = (State.PENDING, State.SENDING)
-
-
 class Delivery(models.Model):
     # The message id: the webhook envelope's `id` and `webhook-id`, the same on every retry.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

@@ -36,7 +36,6 @@ class ErrorKind(enum.StrEnum):
     CONNECTION = "connection"
     REFUSED = "refused"
     INVALID = "invalid"
-    INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
