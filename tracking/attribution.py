@@ -22,7 +22,7 @@ from tracking.referrer import ReferrerInfo
 from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 # Spec, Limits: "Click retention and attribution window". The one definition: the waterfall,
-# re-engagement, click pruning and the analytics touchpoints all read it.
+# re-engagement and click pruning read it, and so should anything else that means the window.
 WINDOW = timedelta(days=7)
 ZERO_DEVICE_IDS = {"", "00000000-0000-0000-0000-000000000000", "0000-0000",
                    "00000000000000000000000000000000"}
