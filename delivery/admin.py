@@ -1,11 +1,13 @@
 """Operators see postback and webhook configurations and every delivery with its attempts,
 and can redeliver failed deliveries (through the service the workers use). A webhook's secret
-is never shown; response bodies are shown escaped, as text.
+is never shown; response bodies are shown escaped, as text. The delivery and attempt lists
+count no whole table (attribution_site/admin_paging.py): both grow with every install.
 """
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
+from attribution_site.admin_paging import LargeTableAdmin
 from delivery import selectors, services
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig, State, Webhook
 
@@ -74,7 +76,7 @@ class AttemptInline(admin.TabularInline):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(admin.ModelAdmin):
+class DeliveryAdmin(LargeTableAdmin):
     list_display = ("id", "kind", "event_type", "app", "state", "attempts_made",
                     "next_attempt_at", "is_test", "created_at")
     list_filter = ("state", "kind", "event_type", "is_test")
@@ -102,7 +104,7 @@ class DeliveryAdmin(admin.ModelAdmin):
 
 
 @admin.register(DeliveryAttempt)
-class DeliveryAttemptAdmin(admin.ModelAdmin):
+class DeliveryAttemptAdmin(LargeTableAdmin):
     list_display = ("delivery", "kind", "number", "status_code", "succeeded", "started_at",
                     "duration_ms")
     list_filter = ("kind", "succeeded")
