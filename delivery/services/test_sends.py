@@ -19,7 +19,7 @@ from delivery.services.sending import delivery_attempt
 
 def postback_test(*, postback: PostbackConfig) -> DeliveryAttempt:
     """Send a sample postback now (even if the configuration is inactive) and log it."""
-    event_type = payloads.INSTALL if payloads.INSTALL in postback.events else postback.events[0]
+    event_type = _sample_event_type(postback)
     now = timezone.now()
     fact = payloads.sample_fact(event_type=event_type, app_id=str(postback.app_id),
                                 media_source=postback.media_source,
@@ -30,7 +30,7 @@ def postback_test(*, postback: PostbackConfig) -> DeliveryAttempt:
 
 def webhook_test(*, webhook: Webhook) -> DeliveryAttempt:
     """Send a sample payload now, marked `"test": true`, and log it."""
-    event_type = payloads.INSTALL if payloads.INSTALL in webhook.events else webhook.events[0]
+    event_type = _sample_event_type(webhook)
     now = timezone.now()
     fact = payloads.sample_fact(event_type=event_type, app_id=str(webhook.app_id),
                                 media_source=None, platform=webhook.app.platform, now=now)
@@ -39,6 +39,11 @@ def webhook_test(*, webhook: Webhook) -> DeliveryAttempt:
                                  timestamp_ms=payloads.unix_ms(now), data=fact.data, test=True)
     return _test_send(kind=Kind.WEBHOOK, config=webhook, event_type=event_type, body=body,
                       now=now, delivery_id=delivery_id)
+
+
+def _sample_event_type(config: PostbackConfig | Webhook) -> str:
+    """An install when the configuration takes installs, else the first type it takes."""
+    return payloads.INSTALL if payloads.INSTALL in config.events else config.events[0]
 
 
 def _test_send(*, kind: str, config: PostbackConfig | Webhook, event_type: str, body: str,
