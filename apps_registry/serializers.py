@@ -15,6 +15,7 @@ from attribution_site.api.fields import (
     StrictIntegerField,
     StrictListField,
     StrictSerializer,
+    refuse_immutable,
 )
 
 BUNDLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
@@ -67,12 +68,9 @@ class AppUpdateInput(StrictSerializer):
     play_store_url = HttpUrlField(required=False, allow_null=True)
 
     def to_internal_value(self, data):
-        if isinstance(data, dict):
-            immutable = [name for name in IMMUTABLE_APP_FIELDS if name in data]
-            if immutable:
-                raise serializers.ValidationError({name: [
-                    f"Cannot be changed after creation; only {', '.join(UPDATABLE_APP_FIELDS)} "
-                    "can be updated."] for name in immutable})
+        refuse_immutable(data, immutable=IMMUTABLE_APP_FIELDS, message=(
+            f"Cannot be changed after creation; only {', '.join(UPDATABLE_APP_FIELDS)} "
+            "can be updated."))
         return super().to_internal_value(data)
 
 

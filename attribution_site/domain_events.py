@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from attribution_site.write_batch import WriteBatch
 
@@ -80,14 +80,9 @@ Handler = Callable[[Sequence[DomainEvent], WriteBatch], None]
 _subscribers: dict[type, list[Handler]] = {}
 
 
-def subscribe(event_type: type, handler: Handler, *,
-              phase: Literal["in_transaction"] = "in_transaction") -> None:
+def subscribe(event_type: type, handler: Handler) -> None:
     """Register a handler; it receives a list of events of one type per publication and the
-    WriteBatch to add its rows to. Handlers run inside the recording transaction: that is the
-    one phase there is (`phase` only names it)."""
-    if phase != "in_transaction":
-        raise ValueError(f"unknown phase {phase!r}: handlers run in the transaction and "
-                         "schedule later work with the batch's after_commit")
+    WriteBatch to add its rows to, inside the recording transaction."""
     handlers = _subscribers.setdefault(event_type, [])
     if handler not in handlers:
         handlers.append(handler)

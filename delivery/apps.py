@@ -21,7 +21,7 @@ class DeliveryConfig(AppConfig):
             (domain_events.EventTracked, services.deliveries_for_events),
         )
         for event_type, handler in subscriptions:
-            domain_events.subscribe(event_type, handler, phase="in_transaction")
+            domain_events.subscribe(event_type, handler)
         checks.register(private_networks_check, checks.Tags.security)
 
 

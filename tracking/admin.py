@@ -6,11 +6,11 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
+from attribution_site.admin_paging import LargeTableAdmin
 from tracking.models import Click, ClickArchive, Event, Install, Reengagement
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    show_full_result_count = False
+class ReadOnlyAdmin(LargeTableAdmin):
     list_per_page = 50
 
     def has_add_permission(self, request, obj=None):
