@@ -8,6 +8,7 @@ selector, and serialize; errors are raised.
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from typing import Any
 
 from drf_spectacular.utils import (
@@ -52,7 +53,7 @@ LOG_QUERY = [
 # drf-spectacular makes the first one it finds the description of each operation.
 
 
-class ConfigView(OrganizationScopedView):
+class ConfigView(OrganizationScopedView, metaclass=ABCMeta):
     # A Kind's plain value, "postback" or "webhook": it names keys in bodies and the schema
     # (the object; "<kind>s" a list of them; "<kind>_id" the URL argument and the log filter).
     kind: str
@@ -77,17 +78,17 @@ class ConfigView(OrganizationScopedView):
         return NotFound(f"{self.kind.capitalize()} not found.")
 
     # The services of the kind: their keyword arguments are named after it.
-    def create(self, app: App, fields: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+    @abstractmethod
+    def create(self, app: App, fields: dict[str, Any]) -> dict[str, Any]: ...
 
-    def update(self, config, changes: dict[str, Any]) -> PostbackConfig | Webhook:
-        raise NotImplementedError
+    @abstractmethod
+    def update(self, config, changes: dict[str, Any]) -> PostbackConfig | Webhook: ...
 
-    def remove(self, config) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def remove(self, config) -> None: ...
 
-    def send_test(self, config) -> DeliveryAttempt:
-        raise NotImplementedError
+    @abstractmethod
+    def send_test(self, config) -> DeliveryAttempt: ...
 
 
 class PostbackView(ConfigView):
