@@ -165,7 +165,7 @@ def host_literal_address(host: str) -> str | None:
     """
     bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     try:
-        return str(ipaddress.ip_address(bare.split("%", 1)[0]))
+        return _text(ipaddress.ip_address(bare.split("%", 1)[0]))
     except ValueError:
         pass
     if re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)(\.(0[xX][0-9a-fA-F]+|[0-9]+)){0,3}", bare):
@@ -174,6 +174,14 @@ def host_literal_address(host: str) -> str | None:
         except OSError:
             return None
     return None
+
+
+def _text(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    # An IPv4-mapped address as ::ffff:a.b.c.d whatever the Python version (3.13 prints it so,
+    # 3.11 as ::ffff:7f00:1), so logs and messages read the same everywhere.
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return f"::ffff:{address.ipv4_mapped}"
+    return str(address)
 
 
 def url_problem(url: str, *, schemes: Iterable[str], macros: Iterable[str] | None = None

@@ -44,16 +44,25 @@ MAX_RIVALS = 2  # three or more other devices scoring alike: refuse the match
 CROWD_PENALTY_PER_DEVICE = 1.5  # per other look-alike device seen on the same address
 MAX_CROWD_PENALTY = 8.0
 
-CGNAT = ipaddress.ip_network("100.64.0.0/10")
-# IPv4 ranges whose addresses never score: IANA's special-purpose registry as Python's
-# `is_private` knows it, carrier-grade NAT, link-local, loopback, multicast and reserved.
-# Kept as integer intervals so the common case never builds an `ipaddress` object.
+# IPv4 ranges whose addresses never score: IANA's special-purpose registry (the ranges that are
+# not globally reachable, as Python 3.13's `is_private` has them; older Pythons left most of
+# 192.0.0.0/24 out), carrier-grade NAT, link-local, loopback, multicast and reserved. Our own
+# table, so the answer does not change with the Python version. Integer intervals, so the
+# common case never builds an `ipaddress` object.
 _NOT_SCORING_V4 = sorted(
-    (int(net.network_address), int(net.broadcast_address)) for net in map(ipaddress.ip_network, (
+    [(int(net.network_address), int(net.broadcast_address)) for net in map(ipaddress.ip_network, (
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-        "172.16.0.0/12", "192.0.0.0/29", "192.0.0.170/31", "192.0.2.0/24", "192.168.0.0/16",
-        "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4")))
+        "172.16.0.0/12", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+        "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4"))]
+    # 192.0.0.0/24 but for 192.0.0.9 and 192.0.0.10, which are globally reachable.
+    + [(int(ipaddress.IPv4Address("192.0.0.0")), int(ipaddress.IPv4Address("192.0.0.8"))),
+       (int(ipaddress.IPv4Address("192.0.0.11")), int(ipaddress.IPv4Address("192.0.0.255")))])
 _NOT_SCORING_STARTS = [start for start, _ in _NOT_SCORING_V4]
+
+
+def _v4_scores(number: int) -> bool:
+    index = bisect_right(_NOT_SCORING_STARTS, number) - 1
+    return not (index >= 0 and number <= _NOT_SCORING_V4[index][1])
 
 
 class Address(NamedTuple):
@@ -75,9 +84,7 @@ def scoring_address(ip: str | None) -> Address | None:
     quad = dotted_quad(ip)
     if quad is not None:
         a, b, c, d = quad
-        number = a << 24 | b << 16 | c << 8 | d
-        index = bisect_right(_NOT_SCORING_STARTS, number) - 1
-        if index >= 0 and number <= _NOT_SCORING_V4[index][1]:
+        if not _v4_scores(a << 24 | b << 16 | c << 8 | d):
             return None
         return Address(ip, f"{a}.{b}.{c}.0/24")
     return _scoring_address_slow(ip)
@@ -91,9 +98,11 @@ def _scoring_address_slow(ip: str) -> Address | None:
         return None
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
-    if (address.is_private or address.is_loopback or address.is_link_local
-            or address.is_multicast or address.is_reserved or address.is_unspecified
-            or address in CGNAT):
+    if address.version == 4:
+        if not _v4_scores(int(address)):
+            return None
+    elif (address.is_private or address.is_loopback or address.is_link_local
+            or address.is_multicast or address.is_reserved or address.is_unspecified):
         return None
     prefix = 24 if address.version == 4 else 64
     return Address(str(address),

@@ -166,6 +166,15 @@ def test_the_fast_ipv4_path_agrees_with_ipaddress(address):
     assert (fast is None) == (slow is None) and (fast is None or fast.text == slow.text)
 
 
+@pytest.mark.parametrize("address,scores", [
+    ("192.0.0.100", False), ("192.0.0.8", False), ("192.0.0.9", True), ("192.0.0.10", True),
+    ("192.0.0.11", False), ("::ffff:192.0.0.100", False), ("192.0.1.1", True)])
+def test_which_addresses_score_does_not_depend_on_the_python_version(address, scores):
+    # IANA's registry as Python 3.13 has it: 192.0.0.0/24 is not globally reachable but for
+    # .9 and .10 (Python 3.11's `is_private` knew only 192.0.0.0/29 and 192.0.0.170/31).
+    assert (fingerprint.network_key(address) != "") is scores
+
+
 def test_the_fast_ipv4_path_agrees_with_ipaddress_on_random_addresses():
     import random
 
