@@ -57,7 +57,9 @@ class _Subscription:
                 return
             self.pid = os.getpid()
             self.heard_at = float("-inf")
-            threading.Thread(target=self._run, args=(self.pid,), daemon=True,
+            # The Redis of the start, kept for every reconnection: a setting repointed later
+            # (tests do, to a hung server) must not pull this thread along.
+            threading.Thread(target=self._run, args=(self.pid, settings.REDIS_URL), daemon=True,
                              name="local-cache-invalidations").start()
 
     def invalidated(self, name: str, key: str) -> None:
@@ -72,11 +74,11 @@ class _Subscription:
         for cache in list(self.caches.values()):
             cache.clear()
 
-    def _run(self, pid: int) -> None:
+    def _run(self, pid: int, url: str) -> None:
         delay = 0.5
         while self.pid == pid:
             try:
-                self._listen(pid)
+                self._listen(pid, url)
             except Exception:  # noqa: BLE001 - any failure: distrust, wait, reconnect
                 logger.warning("local cache invalidations interrupted; reading through",
                                exc_info=True)
@@ -84,10 +86,10 @@ class _Subscription:
             time.sleep(delay)
             delay = min(delay * 2, 30.0)
 
-    def _listen(self, pid: int) -> None:
+    def _listen(self, pid: int, url: str) -> None:
         # Its own long-lived connection, plain: this thread is off the request path and waits
         # for messages far longer than a request would wait for an answer.
-        client = redis_rest.client(resting=False, shared=False, socket_connect_timeout=2,
+        client = redis_rest.client(url, resting=False, shared=False, socket_connect_timeout=2,
                                    socket_timeout=10, client_name=subscriber_name(pid))
         pubsub = client.pubsub()
         try:
