@@ -21,6 +21,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Min
 
@@ -86,13 +87,15 @@ def refresh(*, budget_seconds: float | None = None) -> RefreshOutcome:
 
 
 def refresh_on_read() -> None:
-    """Refresh from an analytics request, where no beat runs (the embedded default)."""
-    from django.conf import settings
-
+    """Refresh from an analytics request, where no beat runs (the embedded default). A failed
+    refresh is logged and the request reads what is stored: `data_through` says how far that
+    goes, and the next request tries again."""
     if not _read_refresh.acquire(blocking=False):
         return  # another request of this process is refreshing; read what is there
     try:
         refresh(budget_seconds=settings.ANALYTICS_ROLLUP_BUDGET_SECONDS)
+    except Exception:  # noqa: BLE001 - a report of what is stored beats no report
+        logger.exception("analytics refresh before a read failed; reading the stored rollups")
     finally:
         _read_refresh.release()
 

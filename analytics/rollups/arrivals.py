@@ -72,9 +72,11 @@ def apply(*, after: Watermark, through: Watermark) -> Applied:
 
 
 def _days_to_rebuild(scope: rollup_rows.Arrivals) -> dict[tuple, set[date]]:
+    found = rollup_rows.days_arrived(scope)
+    live = existing_app_ids(app_ids={app_id for by_app in found.values() for app_id in by_app})
     return {(app_id, KIND_OF_TABLE[table]): days
-            for table, by_app in rollup_rows.days_arrived(scope).items()
-            for app_id, days in by_app.items()}
+            for table, by_app in found.items()
+            for app_id, days in by_app.items() if app_id in live}
 
 
 def _add_installs(installs: list[rollup_rows.InstallRow]) -> None:

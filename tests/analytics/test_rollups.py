@@ -217,6 +217,18 @@ def test_rows_of_an_app_deleted_since_they_arrived_are_left_out(app, now):
         assert not model.objects.exists(), model.__name__
 
 
+@committed
+def test_a_backlog_of_an_app_deleted_meanwhile_is_not_queued(app, now, monkeypatch):
+    from apps_registry.models import App
+
+    rollups.refresh()
+    monkeypatch.setattr(arrivals, "INCREMENTAL_LIMIT", 0)
+    install(app, now, "a")
+    App.objects.filter(id=app.id)._raw_delete(connection.alias)
+    outcome = rollups.refresh()
+    assert (outcome.days_queued, outcome.days_pending) == (0, 0)
+
+
 def test_rebuilding_twice_changes_nothing(app, scenario):
     before = snapshot(app)
     assert before["InstallTouchpoint"] and before["DailyCreditedRevenueStat"]
@@ -306,6 +318,23 @@ def test_without_beat_a_request_refreshes_the_rollups_first(owner_api, app, sett
         "app_id": str(app.id), "start_date": day, "end_date": day})
     assert response.json()["data"]["kpis"]["total_installs"] == 1
     assert response.json()["data"]["data_through"] is not None
+
+
+def test_a_refresh_that_fails_before_a_read_leaves_the_report_to_what_is_stored(
+        owner_api, app, settings, monkeypatch):
+    settings.ANALYTICS_REFRESH_ON_READ = True
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(rollups, "_advance", broken)
+    install(app, timezone.now(), "a")
+    day = timezone.now().date().isoformat()
+    response = owner_api.get("/api/v1/analytics/dashboard", {
+        "app_id": str(app.id), "start_date": day, "end_date": day})
+    assert response.status_code == 200
+    assert response.json()["data"]["kpis"]["total_installs"] == 0
+    assert response.json()["data"]["data_through"] is None
 
 
 def test_with_beat_a_request_only_reads(owner_api, app, settings):
