@@ -43,11 +43,13 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "django_htmx",
     "accounts",
     "apps_registry",
     "tracking",
     "delivery",
     "analytics",
+    "console",
 ]
 
 MIDDLEWARE = [
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "console.security.ContentSecurityPolicyMiddleware",
 ]
 
 # URL name -> (methods, check ALLOWED_HOSTS) served by HotPathMiddleware without the rest of

@@ -1,11 +1,13 @@
-"""Root URLs: the versioned API under /api/v1/, its schema and docs, health, and the admin."""
+"""Root URLs: the versioned API under /api/v1/, its schema and docs, the console under /console/
+(where / leads), health, and the admin."""
 
 from django.contrib import admin
+from django.shortcuts import redirect
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from attribution_site import health
-from attribution_site.api.middleware import envelope_response
+from console import errors
 
 api_v1 = [
     path("", include("accounts.urls")),
@@ -16,7 +18,15 @@ api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 
+
+def home(request):
+    """A visitor starts in the console: its home page, or the login page that leads there."""
+    return redirect("console:home" if request.user.is_authenticated else "console:login")
+
+
 urlpatterns = [
+    path("", home, name="home"),
+    path("console/", include("console.urls")),
     path("api/v1/", include(api_v1)),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", health.healthz, name="healthz"),
@@ -25,9 +35,5 @@ urlpatterns = [
 ]
 
 
-def handler404(request, exception=None):
-    return envelope_response(404)
-
-
-def handler500(request):
-    return envelope_response(500)
+handler404 = errors.not_found
+handler500 = errors.server_error

@@ -1,0 +1,45 @@
+// Small progressive enhancements for the console; every page works without them.
+// Copy buttons: <button data-copy="element-id">. The app switcher navigates on change.
+(function () {
+  "use strict";
+
+  function copy(button) {
+    var target = document.getElementById(button.getAttribute("data-copy"));
+    if (!target) return;
+    var text = target.value !== undefined ? target.value : target.textContent;
+    var done = function () {
+      var label = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { fallback(target); done(); });
+    } else {
+      fallback(target);
+      done();
+    }
+  }
+
+  // Plain http (make run on 127.0.0.1 is a secure context, a LAN address is not).
+  function fallback(target) {
+    if (target.select) {
+      target.select();
+    }
+    try { document.execCommand("copy"); } catch (e) { /* the text stays selected */ }
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-copy]");
+    if (button) {
+      event.preventDefault();
+      copy(button);
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    var select = event.target.closest("[data-app-switcher] select");
+    if (select && select.value) {
+      select.form.submit();
+    }
+  });
+})();

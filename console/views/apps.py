@@ -1,0 +1,113 @@
+"""The organization's apps: the list (the console's home page), create, edit the fields the API
+lets change, and delete after a confirmation that says what goes with the app. Checked by the
+API's serializers and written by its services."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import path
+
+from apps_registry import selectors, services
+from apps_registry.serializers import AppCreateInput, AppUpdateInput
+from attribution_site.api.exceptions import ApiError
+from console.forms import NULLABLE, TEXT, FormProblem, form_data, validated
+from console.pages import AppPage, ConsolePage
+from delivery import selectors as delivery_selectors
+
+CREATE_FIELDS = {"name": TEXT, "platform": TEXT, "bundle_id": TEXT, "apple_app_id": TEXT,
+                 "package_name": TEXT, "domain": TEXT, "app_store_url": TEXT,
+                 "play_store_url": TEXT}
+NAME_MISMATCH = "Does not match the app's name; nothing was deleted."
+PLATFORMS = [("ios", "iOS"), ("android", "Android"), ("web", "Web")]
+UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE}
+
+
+class AppListPage(ConsolePage):
+    def get(self, request):
+        chosen = request.GET.get("app")  # the app switcher's choice
+        if chosen:
+            try:
+                return redirect("console:overview", app_id=self.get_app(uuid.UUID(chosen)).id)
+            except ValueError:
+                raise Http404("App not found.") from None
+        return render(request, "console/apps/list.html", {"apps": self.apps()})
+
+
+class AppCreatePage(ConsolePage):
+    template = "console/apps/form.html"
+
+    def get(self, request):
+        return render(request, self.template, {"values": {"platform": "android"},
+                                               "apps": self.apps(), "creating": True,
+                                               "platforms": PLATFORMS})
+
+    def post(self, request):
+        data = form_data(request.POST, CREATE_FIELDS)
+        try:
+            app = services.app_create(organization_id=self.organization_id,
+                                      **validated(AppCreateInput, data))
+        except ApiError as error:
+            return render(request, self.template,
+                          {"values": data, "problem": FormProblem(error), "apps": self.apps(),
+                           "creating": True, "platforms": PLATFORMS}, status=error.status)
+        messages.success(request, f"Created {app.name}. Next: create an API key for its SDK.")
+        return redirect("console:overview", app_id=app.id)
+
+
+class AppEditPage(AppPage):
+    template = "console/apps/form.html"
+    section = "settings"
+
+    def get(self, request, app_id):
+        values = {name: getattr(self.app, name) or "" for name in CREATE_FIELDS}
+        return render(request, self.template, self.context(values=values))
+
+    def post(self, request, app_id):
+        data = form_data(request.POST, UPDATE_FIELDS)
+        try:
+            services.app_update(app=self.app, changes=validated(AppUpdateInput, data))
+        except ApiError as error:
+            values = {**{name: getattr(self.app, name) or "" for name in CREATE_FIELDS}, **data}
+            return render(request, self.template,
+                          self.context(values=values, problem=FormProblem(error)),
+                          status=error.status)
+        messages.success(request, "Saved.")
+        return redirect("console:app-edit", app_id=self.app.id)
+
+
+class AppDeletePage(AppPage):
+    section = "settings"
+
+    def get(self, request, app_id):
+        return render(request, "console/apps/delete.html", self.context(counts=self.counts()))
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "keys": selectors.api_keys_for_app(app_id=self.app.id).count(),
+            "postbacks": delivery_selectors.configs_for_app(kind="postback",
+                                                            app_id=self.app.id).count(),
+            "webhooks": delivery_selectors.configs_for_app(kind="webhook",
+                                                           app_id=self.app.id).count(),
+        }
+
+    def post(self, request, app_id):
+        if request.POST.get("confirm_name", "") != self.app.name:
+            return render(request, "console/apps/delete.html", self.context(
+                mismatch=True, mismatch_errors=[NAME_MISMATCH], counts=self.counts()),
+                status=400)
+        name = self.app.name
+        services.app_delete(app=self.app)
+        messages.success(request, f"Deleted {name} and its data.")
+        return redirect("console:home")
+
+
+urlpatterns = [
+    path("", AppListPage.as_view(), name="home"),
+    path("apps/new", AppCreatePage.as_view(), name="app-new"),
+    path("apps/<uuid:app_id>/settings", AppEditPage.as_view(), name="app-edit"),
+    path("apps/<uuid:app_id>/delete", AppDeletePage.as_view(), name="app-delete"),
+]

@@ -1,0 +1,16 @@
+"""PLACEHOLDER: replaced by the area's real pages."""
+
+from django.shortcuts import render
+from django.urls import path
+
+from console.pages import AppPage
+
+
+class Placeholder(AppPage):
+    def get(self, request, app_id, **kwargs):
+        return render(request, "console/placeholder.html", self.context())
+
+
+urlpatterns = [
+    path("apps/<uuid:app_id>/installs", Placeholder.as_view(section="installs"), name="installs"),
+]
