@@ -67,7 +67,7 @@ class AppEditPage(AppPage):
         return render(request, self.template, self.context(values=values))
 
     def post(self, request, app_id):
-        data = form_data(request.POST, UPDATE_FIELDS)
+        data = form_data(request.POST, UPDATE_FIELDS, keep_empty=("name",))
         try:
             services.app_update(app=self.app, changes=validated(AppUpdateInput, data))
         except ApiError as error:
