@@ -1,10 +1,12 @@
 """Shared fixtures. Tests run on whatever DATABASE_URL/REDIS_URL name (PostgreSQL and Redis in
 CI); a test marked `redis` or `worker` is skipped without Redis (`postgres` without PostgreSQL,
-`node` without Node.js), and with REQUIRE_SERVICES=1 such a skip is an error instead.
+`node` without Node.js, `browser` without Chromium and Playwright), and with REQUIRE_SERVICES=1
+such a skip is an error instead.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -39,6 +41,12 @@ def pytest_collection_modifyitems(config, items):
         missing.append(("postgres", "needs PostgreSQL: set DATABASE_URL=postgres://..."))
     if shutil.which("node") is None:
         missing.append(("node", "needs Node.js: install node"))
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not os.access(chromium, os.X_OK):
+        missing.append(("browser", f"needs Chromium at {chromium}: apt-get install chromium "
+                                   "(or set CHROMIUM to its path)"))
+    elif importlib.util.find_spec("playwright") is None:
+        missing.append(("browser", "needs Playwright for Python: make install"))
     for item in items:
         for marker, reason in missing:
             if marker in item.keywords:
