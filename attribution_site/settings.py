@@ -32,6 +32,13 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 # How many trusted reverse proxies append to X-Forwarded-For. 0: the client is REMOTE_ADDR.
 NUM_PROXIES = env.int("NUM_PROXIES", 0, minimum=0)
+# The console's session (issue 12). Behind TLS, set CONSOLE_SECURE_COOKIES=1 so the session and
+# CSRF cookies never travel over plain http; CSRF_TRUSTED_ORIGINS names the public https origin
+# when a proxy terminates TLS (Django compares it with the browser's Origin header).
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("CONSOLE_SECURE_COOKIES", False)
+SESSION_COOKIE_AGE = env.int("CONSOLE_SESSION_SECONDS", 14 * 24 * 3600, minimum=60)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [])
+LOGIN_URL = "console:login"
 LOG_LEVEL = env.choice("LOG_LEVEL", "INFO", {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
 
 INSTALLED_APPS = [
