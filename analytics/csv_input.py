@@ -1,4 +1,5 @@
-"""Reading operator CSV files (cost rows, currency rates) for the management commands.
+"""Reading operator CSV files (cost rows, currency rates) for the management commands and the
+console's cost upload.
 
 UTF-8 (a byte-order mark from a spreadsheet is accepted), a header row naming the columns in any
 order, and no column the command does not know: a misspelt header is an error, not a column
