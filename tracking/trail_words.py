@@ -1,0 +1,347 @@
+"""An install's decision trail in plain words (issue 12, the console's install explorer): the
+result in one sentence, what each tier of the waterfall found, the evidence of the match, and
+every click that lost and why. Pure: no ORM, no clock; the install's time is passed in.
+
+It reads the `decision` dict `tracking.attribution` stores on an install (docs/attribution.md,
+"The decision trail") in every shape stored so far: the current one; the first one (losing
+clicks without their tier, a fingerprint match with a single `ambiguity_penalty`); and an empty
+dict. What it does not recognise it repeats as stored rather than guess. Times are UTC, HH:MM,
+with the date when it is not the install's day. Every string it returns may hold what an ad
+network sent (a media source, a campaign): the page shows them as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from tracking import fingerprint
+from tracking.attribution import (
+    DEVICE_ID,
+    FINGERPRINT,
+    INSTALL_REFERRER,
+    MAX_TRAIL_CANDIDATES,
+    ORGANIC,
+)
+
+TIERS = (INSTALL_REFERRER, DEVICE_ID, FINGERPRINT)
+TIER_NAMES = {INSTALL_REFERRER: "Install referrer", DEVICE_ID: "Device id",
+              FINGERPRINT: "Fingerprint", ORGANIC: "Organic"}
+BY_TIER = {INSTALL_REFERRER: "install referrer", DEVICE_ID: "device id",
+           FINGERPRINT: "fingerprint"}
+NO_TRAIL = "No decision trail was stored with this install."
+
+# The trail's outcomes (tracking/attribution.py) that read the same in a sentence of their own.
+STEP_SENTENCES = {
+    (INSTALL_REFERRER, "no usable referrer"):
+        "The install sent no referrer naming a click or a source.",
+    (INSTALL_REFERRER, "named click is unknown or outside the window"):
+        "The referrer named a click of ours that is unknown or outside the window: passed over.",
+    (DEVICE_ID, "no usable device id"):
+        "The install sent no usable device id (none, or zeroed by limit-ad-tracking).",
+    (DEVICE_ID, "no click with this device id"): "No click with this device id in the window.",
+    (FINGERPRINT, "no click from this network"): "No click from this install's network in the "
+                                                 "window.",
+}
+# The same outcomes as a clause of the organic sentence; None leaves the tier out of it.
+ORGANIC_CLAUSES = {
+    (INSTALL_REFERRER, "no usable referrer"): None,
+    (INSTALL_REFERRER, "named click is unknown or outside the window"):
+        "the referrer's click is unknown or outside the window",
+    (DEVICE_ID, "no usable device id"): "no usable device id",
+    (DEVICE_ID, "no click with this device id"): "no click with this device id",
+    (FINGERPRINT, "no click from this network"): "fingerprint: no click from this network",
+}
+LOST_REASONS = {
+    "device id matched first": "the device id matched another click first",
+    "install referrer named another click": "the install referrer named another click",
+    "install referrer named the source": "the install referrer named a source instead",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    tier: str
+    sentence: str
+
+
+@dataclass(frozen=True)
+class LostClick:
+    clicked_at: str
+    source: str
+    tier: str  # "" in first-version trails, which did not say
+    reason: str
+    score: str  # "" when the click was not scored
+    evidence: str  # the fingerprint comparison in words, "" otherwise
+
+
+@dataclass(frozen=True)
+class TrailWords:
+    summary: str
+    steps: tuple[Step, ...]
+    evidence: tuple[str, ...]  # why the match is sure: its factors and penalties
+    lost: tuple[LostClick, ...]
+    window: str  # "" when the trail does not say
+    capped: bool  # the trail keeps only the first MAX_TRAIL_CANDIDATES losing clicks
+
+
+def trail_in_words(decision: Mapping | None, *, installed_at: datetime) -> TrailWords:
+    """The stored trail read aloud; `installed_at` decides which times need their date."""
+    if not decision:
+        return TrailWords(NO_TRAIL, (), (), (), "", False)
+    day = _utc(installed_at).date()
+    losers = [c for c in decision.get("candidates") or () if isinstance(c, Mapping)]
+    return TrailWords(
+        summary=_summary(decision, losers, day),
+        steps=tuple(_steps(decision, losers, day)),
+        evidence=tuple(_evidence(decision)),
+        lost=tuple(_lost(c, day) for c in losers),
+        window=_window(decision.get("window_start")),
+        capped=len(losers) >= MAX_TRAIL_CANDIDATES,
+    )
+
+
+# --- The result -----------------------------------------------------------------------------
+
+def _summary(decision: Mapping, losers: list[Mapping], day: date) -> str:
+    method = decision.get("method")
+    click = decision.get("click")
+    if method == ORGANIC:
+        clauses = [clause for step in _recorded_steps(decision)
+                   if (clause := _organic_clause(step, losers)) is not None]
+        return f"Organic: {'; '.join(clauses) or 'no click matched'}."
+    if method in BY_TIER and isinstance(click, Mapping):
+        sentence = f"Matched {_click_phrase(click, day)} by {BY_TIER[method]}"
+        if method == FINGERPRINT:
+            sentence += f", score {_number(decision.get('score'))}"
+        return sentence + "."
+    if method == INSTALL_REFERRER:
+        return (f"Matched {_named_source(decision)} by install referrer: it named the source, "
+                "not a click of ours, so the time of the touch is unknown.")
+    if method:
+        return f"Result: {method}."
+    return NO_TRAIL
+
+
+def _organic_clause(step: Mapping, losers: list[Mapping]) -> str | None:
+    key = (step.get("method"), step.get("outcome"))
+    if key in ORGANIC_CLAUSES:
+        return ORGANIC_CLAUSES[key]
+    if key == (FINGERPRINT, "no click scored 60 or more"):
+        return f"fingerprint: {_fingerprint_scores(losers)}"
+    return f"{TIER_NAMES.get(key[0], key[0])}: {key[1]}"
+
+
+def _fingerprint_scores(losers: list[Mapping]) -> str:
+    """'2 clicks from this network scored 41 and 38, below 60', then the clicks refused outright
+    (another OS, an ambiguous network) by reason."""
+    scored = [c for c in losers if _fingerprint_loser(c)]
+    if not scored:
+        return f"no click scored {_number(fingerprint.THRESHOLD)} or more"
+    below = [c for c in scored if str(c.get("lost_because", "")).startswith("score ")]
+    parts = []
+    if below:
+        scores = sorted((_float(c.get("confidence")) for c in below), reverse=True)
+        parts.append(f"{_clicks(len(below))} from this network scored "
+                     f"{_and(_number(s) for s in scores)}, below {_number(fingerprint.THRESHOLD)}")
+    by_reason: dict[str, int] = {}
+    for click in scored:
+        reason = str(click.get("lost_because", ""))
+        if not reason.startswith("score "):
+            by_reason[reason] = by_reason.get(reason, 0) + 1
+    more = "more" if below else ""
+    parts += [f"{_clicks(count, more)} refused: {reason}" for reason, count in by_reason.items()]
+    return "; ".join(parts)
+
+
+def _fingerprint_loser(click: Mapping) -> bool:
+    if "method" in click:
+        return click["method"] == FINGERPRINT
+    return "confidence" in click  # first-version trails: only the fingerprint tier scored
+
+
+# --- Tier by tier ---------------------------------------------------------------------------
+
+def _recorded_steps(decision: Mapping) -> list[Mapping]:
+    return [s for s in decision.get("steps") or () if isinstance(s, Mapping)]
+
+
+def _steps(decision: Mapping, losers: list[Mapping], day: date) -> list[Step]:
+    recorded = _recorded_steps(decision)
+    if not recorded:
+        return []
+    seen = {step.get("method") for step in recorded}
+    steps = [Step(TIER_NAMES.get(step.get("method"), str(step.get("method"))),
+                  _step_sentence(step, decision, losers, day)) for step in recorded]
+    winner = decision.get("method")
+    if winner in TIERS:
+        steps += [Step(TIER_NAMES[tier], f"Not tried: the {BY_TIER[winner]} matched first.")
+                  for tier in TIERS[TIERS.index(winner) + 1:] if tier not in seen]
+    return steps
+
+
+def _step_sentence(step: Mapping, decision: Mapping, losers: list[Mapping], day: date) -> str:
+    method, outcome = step.get("method"), str(step.get("outcome", ""))
+    if (method, outcome) in STEP_SENTENCES:
+        return STEP_SENTENCES[(method, outcome)]
+    click = decision.get("click")
+    won = isinstance(click, Mapping) and decision.get("method") == method
+    if method == INSTALL_REFERRER and outcome == "named source and campaign":
+        return f"Named {_named_source(decision)} as the source, without a click of ours: matched."
+    if won and outcome in ("matched", "matched the click it names"):
+        return (f"Matched {_click_phrase(click, day)}, confidence "
+                f"{_number(decision.get('score'))}.")
+    if method == FINGERPRINT and outcome == "no click scored 60 or more":
+        return _capital(_fingerprint_scores(losers)) + "."
+    return _capital(outcome) + "."
+
+
+# --- Evidence -------------------------------------------------------------------------------
+
+def _evidence(decision: Mapping) -> list[str]:
+    factors = decision.get("factors")
+    lines = _factor_words(factors if isinstance(factors, Mapping) else {})
+    lines += _penalty_words(crowd=decision.get("crowd_penalty"),
+                            ambiguity=decision.get("ambiguity_penalty"))
+    return lines
+
+
+def _factor_words(factors: Mapping) -> list[str]:
+    words = []
+    for name, value in factors.items():
+        if name == "referrer_click_id":
+            words.append(f"the install referrer named click {value}")
+        elif name == "referrer_source":
+            words.append(f"the install referrer named the source {value}")
+        else:
+            words.append(f"{_factor_phrase(name, _float(value))} {_points(value)}")
+    return words
+
+
+def _factor_phrase(name: str, value: float) -> str:
+    if name == "ip":
+        return "same IP address" if value == fingerprint.IP_EXACT else "same network"
+    if name == "device_model" and value == fingerprint.MODEL_CLASS_MATCH:
+        return "same device class"
+    if name == "language" and value == fingerprint.LANGUAGE_PRIMARY:
+        return "same language, another region"
+    phrases = {"os": ("same OS", "different OS"),
+               "os_version": ("same OS version", "different OS version"),
+               "os_minor": ("same OS minor version", "different OS minor version"),
+               "device_model": ("same device model", "different device model"),
+               "language": ("same language and region", "different language"),
+               "device_id": ("same device id", "different device id"),
+               "os_contradiction": ("", "the click's OS contradicts the install's platform")}
+    same, different = phrases.get(name, (name, name))
+    return same if value > 0 else different
+
+
+def _penalty_words(*, crowd, ambiguity) -> list[str]:
+    words = []
+    if _float(crowd) > 0:
+        words.append(f"other devices clicked from the same address -{_number(crowd)}")
+    if _float(ambiguity) > 0:
+        words.append(f"other devices on this network score alike -{_number(ambiguity)}")
+    return words
+
+
+# --- The clicks that lost -------------------------------------------------------------------
+
+def _lost(click: Mapping, day: date) -> LostClick:
+    reason = str(click.get("lost_because", ""))
+    if reason.startswith("score ") and " below " in reason:
+        scored, _, threshold = reason[len("score "):].partition(" below ")
+        reason = f"scored {scored}, below {threshold}"
+    factors = click.get("factors")
+    penalties = click.get("penalties") if isinstance(click.get("penalties"), Mapping) else {}
+    evidence = _factor_words(factors if isinstance(factors, Mapping) else {})
+    evidence += _penalty_words(crowd=penalties.get("crowd"), ambiguity=penalties.get("ambiguity"))
+    return LostClick(
+        clicked_at=_time(click.get("clicked_at"), day),
+        source=_source(click),
+        tier=TIER_NAMES.get(click.get("method"), ""),
+        reason=_capital(LOST_REASONS.get(reason, reason)),
+        score=_number(click["confidence"]) if click.get("confidence") is not None else "",
+        evidence=", ".join(evidence),
+    )
+
+
+# --- Words for values -----------------------------------------------------------------------
+
+def _click_phrase(click: Mapping, day: date) -> str:
+    return f"the click of {_time(click.get('clicked_at'), day)} from {_source(click)}"
+
+
+def _source(click: Mapping) -> str:
+    source, campaign = click.get("media_source"), click.get("campaign_id")
+    if source and campaign:
+        return f"{source} / {campaign}"
+    if source:
+        return str(source)
+    return f"no source / {campaign}" if campaign else "no source"
+
+
+def _named_source(decision: Mapping) -> str:
+    factors = decision.get("factors")
+    named = factors.get("referrer_source") if isinstance(factors, Mapping) else None
+    return str(named) if named else "a source"
+
+
+def _window(window_start) -> str:
+    start = _parse(window_start)
+    if start is None:
+        return ""
+    return f"Clicks from {start:%Y-%m-%d %H:%M} UTC up to the install took part."
+
+
+def _time(value, day: date) -> str:
+    moment = _parse(value)
+    if moment is None:
+        return "an unknown time"
+    return f"{moment:%H:%M}" if moment.date() == day else f"{moment:%Y-%m-%d %H:%M}"
+
+
+def _parse(value) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _utc(datetime.fromisoformat(value))
+    except ValueError:
+        return None
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _float(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _number(value) -> str:
+    """41.25 -> '41.25', 100.0 -> '100', 38.5 -> '38.5'."""
+    text = f"{_float(value):.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _points(value) -> str:
+    number = _float(value)
+    return f"+{_number(number)}" if number > 0 else _number(number)
+
+
+def _clicks(count: int, adjective: str = "") -> str:
+    noun = "click" if count == 1 else "clicks"
+    return " ".join(word for word in (str(count), adjective, noun) if word)
+
+
+def _and(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
