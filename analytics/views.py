@@ -7,14 +7,13 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
-from analytics import exports, queries, rollups, services
+from analytics import exports, queries, reading, rollups, services
 from analytics.serializers import (
     AttributionOutput,
     AttributionQuery,
@@ -70,11 +69,10 @@ class AnalyticsView(OrganizationScopedView):
         params.is_valid(raise_exception=True)
         app = self.get_app(params.validated_data["app_id"])
         self.app = app
-        if settings.ANALYTICS_REFRESH_ON_READ and self.reads_rollups:
-            rollups.refresh_on_read()
-        period = queries.Period(app_id=app.id, start=params.validated_data["start_date"],
-                                end=params.validated_data["end_date"])
-        return period, queries.report_currency(app_id=app.id), params.validated_data
+        period, currency = reading.period_for_read(
+            app_id=app.id, start=params.validated_data["start_date"],
+            end=params.validated_data["end_date"], reads_rollups=self.reads_rollups)
+        return period, currency, params.validated_data
 
     def answer(self, output, period: queries.Period, currency: str, report) -> Response:
         header = Header(app_id=period.app_id, start=period.start, end=period.end,

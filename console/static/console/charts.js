@@ -1,0 +1,65 @@
+// Charts of the report pages. A chart box names the json_script element holding its data
+// (data-chart-source); without Chart.js, or with no data, the box stays hidden and the table
+// beside it carries the same figures.
+(function () {
+  "use strict";
+
+  var COLOURS = { paid: "#0b5cad", organic: "#7eaed8", revenue: "#1e6b34" };
+
+  function readData(id) {
+    var element = document.getElementById(id);
+    if (!element) return null;
+    try { return JSON.parse(element.textContent); } catch (e) { return null; }
+  }
+
+  function daily(box, data) {
+    var canvas = box.querySelector("canvas");
+    return new window.Chart(canvas, {
+      data: {
+        labels: data.labels,
+        datasets: [
+          { type: "bar", label: "Paid installs", data: data.paid, stack: "installs",
+            backgroundColor: COLOURS.paid, yAxisID: "installs" },
+          { type: "bar", label: "Organic installs", data: data.organic, stack: "installs",
+            backgroundColor: COLOURS.organic, yAxisID: "installs" },
+          { type: "line", label: "Revenue (" + data.currency + ")", data: data.revenue,
+            borderColor: COLOURS.revenue, backgroundColor: COLOURS.revenue,
+            yAxisID: "revenue", tension: 0.2 }
+        ]
+      },
+      options: {
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        scales: {
+          x: { stacked: true },
+          installs: { type: "linear", position: "left", stacked: true, beginAtZero: true,
+                      title: { display: true, text: "Installs" }, ticks: { precision: 0 } },
+          revenue: { type: "linear", position: "right", beginAtZero: true,
+                     title: { display: true, text: data.currency },
+                     grid: { drawOnChartArea: false } }
+        }
+      }
+    });
+  }
+
+  var DRAW = { daily: daily };
+
+  function drawAll() {
+    if (typeof window.Chart !== "function") return;
+    var boxes = document.querySelectorAll("[data-chart]");
+    Array.prototype.forEach.call(boxes, function (box) {
+      var draw = DRAW[box.getAttribute("data-chart")];
+      var data = readData(box.getAttribute("data-chart-source"));
+      if (!draw || !data || !data.labels || !data.labels.length) return;
+      box.hidden = false;
+      try { draw(box, data); } catch (e) { box.hidden = true; }
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", drawAll);
+  } else {
+    drawAll();
+  }
+})();
