@@ -1,16 +1,175 @@
-"""PLACEHOLDER: replaced by the area's real pages."""
+"""Cost upload (issue 12, Costs): a cost CSV in the columns `manage.py import_costs` reads is
+checked first and shown as a preview, each row with its errors beside it; nothing is stored
+until the user applies it, and then only if every row is valid (all or nothing, like
+POST /api/v1/costs). Rows are read and checked by `analytics.cost_csv`, the command's own reader,
+with the API's `CostRowInput` and its row limit; they are written by `services.costs_import`.
 
-from django.shortcuts import render
-from django.urls import path
+The preview form carries the file's text in a hidden field and "Apply" checks that text again
+on the server: what is stored is what the server checked, never something the browser parsed.
+After an import the page shows the campaigns of the uploaded days with their cost, CPI and ROAS
+(`analytics.queries.campaigns`, read as the API's campaigns report reads it).
+"""
 
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import date, timedelta
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+from django.utils import timezone
+
+from analytics import cost_csv, csv_input, queries, reading, services
+from analytics.serializers import MAX_COST_ROWS
 from console.pages import AppPage
+from console.period import range_from_query
+
+# Below Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB): "Apply" posts the text back as a form
+# field, which that setting bounds. 10,000 rows (the API's limit) of typical width are ~600 kB.
+MAX_UPLOAD_BYTES = 2_000_000
+PREVIEW_ROWS = 200
+CAMPAIGN_ROWS = 100
+EXAMPLE = ("date,media_source,campaign_id,cost,currency\n"
+           "2025-03-01,facebook,summer_sale,120.50,USD\n"
+           "2025-03-01,google,brand_search,80,EUR\n"
+           "2025-03-02,tiktok,,35.25,USD\n")
+TOO_LARGE = (f"The file is larger than {MAX_UPLOAD_BYTES // 1_000_000} MB. Split it (at most "
+             f"{MAX_COST_ROWS:,} rows a file) and upload each part.")
+NOTHING = "Choose a CSV file or paste its text."
+NOT_UTF8 = "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8”."
 
 
-class Placeholder(AppPage):
-    def get(self, request, app_id, **kwargs):
-        return render(request, "console/placeholder.html", self.context())
+@dataclass(frozen=True)
+class Preview:
+    """A checked upload: the file-level problem, or every line (`checked`) and its summary."""
+
+    text: str
+    problem: str | None = None
+    checked: cost_csv.CostFile | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.checked is not None and self.checked.valid
+
+    @property
+    def shown(self) -> list[cost_csv.CostLine]:
+        # A file with errors lists the lines to fix; a valid one its first lines.
+        lines = self.checked.invalid_lines if not self.valid else self.checked.lines
+        return lines[:PREVIEW_ROWS]
+
+    @property
+    def hidden_count(self) -> int:
+        lines = self.checked.invalid_lines if not self.valid else self.checked.lines
+        return max(len(lines) - PREVIEW_ROWS, 0)
+
+    @property
+    def days(self) -> tuple[date, date] | None:
+        days = [row.day for row in self.checked.rows] if self.checked else []
+        return (min(days), max(days)) if days else None
+
+    @property
+    def totals(self) -> list[tuple[str, object]]:
+        """The file's cost per currency, so a misplaced decimal point shows before applying."""
+        sums: dict[str, object] = {}
+        for row in self.checked.rows if self.checked else []:
+            sums[row.currency] = sums.get(row.currency, 0) + row.cost
+        return sorted(sums.items())
+
+
+def check(text: str) -> Preview:
+    try:
+        checked = cost_csv.cost_file_read(io.StringIO(text, newline=""),
+                                          max_rows=MAX_COST_ROWS)
+    except csv_input.CsvProblem as problem:
+        return Preview(text=text, problem=_sentence(str(problem)))
+    return Preview(text=text, checked=checked)
+
+
+def _sentence(message: str) -> str:
+    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
+
+
+def _submitted_text(request) -> tuple[str | None, str | None]:
+    """The CSV text of the upload form (a file, else the pasted text) or what is wrong."""
+    upload = request.FILES.get("file")
+    if upload is not None and upload.size:
+        if upload.size > MAX_UPLOAD_BYTES:
+            return None, TOO_LARGE
+        try:
+            return upload.read().decode("utf-8-sig"), None
+        except UnicodeDecodeError:
+            return None, NOT_UTF8
+    text = request.POST.get("text", "")
+    if len(text.encode()) > MAX_UPLOAD_BYTES:
+        return None, TOO_LARGE
+    text = text.removeprefix("\ufeff")
+    return (text, None) if text.strip() else (None, NOTHING)
+
+
+def _range_of(days: tuple[date, date]) -> dict[str, str]:
+    """The uploaded days as a custom range the reports accept (their last allowed stretch)."""
+    start, end = days
+    longest = settings.ANALYTICS_MAX_RANGE_DAYS
+    start = max(start, end - timedelta(days=longest - 1))
+    return {"range": "custom", "start": start.isoformat(), "end": end.isoformat()}
+
+
+class CostsPage(AppPage):
+    """GET: the upload form, the columns, and cost by campaign over a range. POST: the preview."""
+
+    section = "costs"
+
+    def get(self, request, app_id):
+        chosen = range_from_query(request.GET, today=timezone.now().date())
+        period, currency = reading.period_for_read(app_id=self.app.id, start=chosen.start,
+                                                   end=chosen.end)
+        campaigns = queries.campaigns(period=period, currency=currency)
+        return render(request, "console/costs/upload.html", self.context(
+            chosen=chosen, currency=currency, campaigns=campaigns[:CAMPAIGN_ROWS],
+            more_campaigns=max(len(campaigns) - CAMPAIGN_ROWS, 0),
+            imported="imported" in request.GET, **self.limits()))
+
+    def post(self, request, app_id):
+        text, problem = _submitted_text(request)
+        if problem is not None:
+            return render(request, "console/costs/upload.html", self.context(
+                upload_errors=[problem], text=request.POST.get("text", "")[:MAX_UPLOAD_BYTES],
+                **self.limits()), status=400)
+        return self.preview(check(text))
+
+    def preview(self, preview: Preview):
+        return render(self.request, "console/costs/preview.html", self.context(
+            preview=preview, **self.limits()), status=200 if preview.valid else 400)
+
+    @staticmethod
+    def limits() -> dict:
+        return {"columns": cost_csv.COLUMNS, "example": EXAMPLE, "max_rows": MAX_COST_ROWS,
+                "max_megabytes": MAX_UPLOAD_BYTES // 1_000_000, "preview_rows": PREVIEW_ROWS}
+
+
+class CostApplyPage(CostsPage):
+    def get(self, request, app_id):
+        return redirect("console:costs", app_id=self.app.id)
+
+    def post(self, request, app_id):
+        text = request.POST.get("text", "")
+        if len(text.encode()) > MAX_UPLOAD_BYTES:
+            return self.preview(Preview(text="", problem=TOO_LARGE))
+        preview = check(text)
+        if not preview.valid:
+            return self.preview(preview)
+        outcome = services.costs_import(app_id=self.app.id, rows=preview.checked.rows)
+        messages.success(request, f"Imported {outcome.rows:,} cost rows: {outcome.created:,} "
+                                  f"new, {outcome.updated:,} replaced.")
+        query = {**_range_of(preview.days), "imported": "1"}
+        return redirect(f"{reverse('console:costs', args=[self.app.id])}?{urlencode(query)}")
 
 
 urlpatterns = [
-    path("apps/<uuid:app_id>/costs", Placeholder.as_view(section="costs"), name="costs"),
+    path("apps/<uuid:app_id>/costs", CostsPage.as_view(), name="costs"),
+    path("apps/<uuid:app_id>/costs/apply", CostApplyPage.as_view(), name="costs-apply"),
 ]
