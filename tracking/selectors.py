@@ -1,13 +1,16 @@
 """Reads of tracking data off the hot paths: the installs and their decision trails for JWT
-users, and the stored install a racing first launch answers with. The hot paths' reads (the
-waterfall's lookup, a repeat install, the event link) are in tracking/sql.py.
+users and the console (whose list pages with a keyset cursor), and the stored install a racing
+first launch answers with. The hot paths' reads (the waterfall's lookup, a repeat install, the
+event link) are in tracking/sql.py.
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from tracking.models import Install
 
@@ -27,3 +30,48 @@ def install_for_organization(*, organization_id: uuid.UUID, install_id: uuid.UUI
                              ) -> Install | None:
     return (Install.objects.filter(id=install_id, app__organization_id=organization_id)
             .prefetch_related("reengagements").first())
+
+
+@dataclass(frozen=True)
+class InstallCursor:
+    """Where a page of installs ends: the last install's (installed_at, id). As text it is
+    `<epoch microseconds>_<id>`, which a URL carries without escaping."""
+
+    installed_at: datetime
+    id: uuid.UUID
+
+    def __str__(self) -> str:
+        return f"{(self.installed_at - _EPOCH) // timedelta(microseconds=1)}_{self.id}"
+
+    @classmethod
+    def parse(cls, text: str | None) -> InstallCursor | None:
+        """The cursor, or None for anything not written by `str` (a first page)."""
+        micros, _, install_id = (text or "").partition("_")
+        try:
+            return cls(_EPOCH + timedelta(microseconds=int(micros)), uuid.UUID(install_id))
+        except (ValueError, OverflowError):
+            return None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# What a list of installs shows; the trail and the raw request stay in the database until an
+# install's own page asks for them.
+_LIST_COLUMNS = ("id", "app_id", "device_id", "platform", "installed_at", "match_type",
+                 "confidence", "is_organic", "media_source", "campaign_id")
+
+
+def installs_page(*, app_id: uuid.UUID, after: InstallCursor | None = None, limit: int = 50
+                  ) -> tuple[list[Install], InstallCursor | None]:
+    """The app's installs newest first, those after `after` (the previous page's last), and the
+    cursor of the next page (None on the last page). Keyset paging on install_app_time_idx:
+    each page reads `limit + 1` rows wherever it is, and nothing counts the table."""
+    installs = Install.objects.filter(app_id=app_id)
+    if after is not None:
+        # The `lte` bound gives the index a range to scan; the OR breaks ties on the id.
+        installs = installs.filter(installed_at__lte=after.installed_at).filter(
+            Q(installed_at__lt=after.installed_at) | Q(id__lt=after.id))
+    rows = list(installs.order_by("-installed_at", "-id").only(*_LIST_COLUMNS)[:limit + 1])
+    if len(rows) <= limit:
+        return rows, None
+    last = rows[limit - 1]
+    return rows[:limit], InstallCursor(last.installed_at, last.id)

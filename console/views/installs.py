@@ -1,16 +1,74 @@
-"""PLACEHOLDER: replaced by the area's real pages."""
+"""The install explorer: one search box (an install id of this app opens that install, anything
+else is looked up as a device id, as `GET /api/v1/installs?device_id=` does), the app's latest
+installs a keyset page at a time, and one install's page with its result, its decision trail in
+plain words (tracking/trail_words.py), the clicks that lost and its re-engagements. Reads
+through the selectors the installs API uses."""
 
-from django.shortcuts import render
+from __future__ import annotations
+
+import uuid
+
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.urls import path
 
 from console.pages import AppPage
+from tracking import selectors
+from tracking.models import Install
+from tracking.trail_words import trail_in_words
+
+PAGE_SIZE = 50
 
 
-class Placeholder(AppPage):
-    def get(self, request, app_id, **kwargs):
-        return render(request, "console/placeholder.html", self.context())
+class InstallListPage(AppPage):
+    section = "installs"
+    template = "console/installs/list.html"
+
+    def get(self, request, app_id):
+        query = request.GET.get("q", "").strip()
+        if query:
+            return self.search(request, query)
+        after = selectors.InstallCursor.parse(request.GET.get("after"))
+        installs, next_cursor = selectors.installs_page(app_id=self.app.id, after=after,
+                                                        limit=PAGE_SIZE)
+        return render(request, self.template, self.context(
+            installs=installs, next_cursor=next_cursor, paged=after is not None))
+
+    def search(self, request, query: str):
+        install = self.install_by_id(query)
+        if install is not None:
+            return redirect("console:install-detail", app_id=self.app.id, install_id=install.id)
+        installs = selectors.installs_for_app(app_id=self.app.id, device_id=query)[:PAGE_SIZE]
+        return render(request, self.template, self.context(installs=list(installs),
+                                                           query=query))
+
+    def install_by_id(self, text: str) -> Install | None:
+        try:
+            install_id = uuid.UUID(text)
+        except ValueError:
+            return None
+        install = selectors.install_for_organization(organization_id=self.organization_id,
+                                                     install_id=install_id)
+        return install if install is not None and install.app_id == self.app.id else None
+
+
+class InstallDetailPage(AppPage):
+    section = "installs"
+
+    def get(self, request, app_id, install_id):
+        install = selectors.install_for_organization(organization_id=self.organization_id,
+                                                     install_id=install_id)
+        if install is None or install.app_id != self.app.id:
+            raise Http404("Install not found.")
+        return render(request, "console/installs/detail.html", self.context(
+            install=install,
+            trail=trail_in_words(install.decision, installed_at=install.installed_at),
+            reengagements=sorted(install.reengagements.all(), key=lambda r: r.reengaged_at,
+                                 reverse=True)))
 
 
 urlpatterns = [
-    path("apps/<uuid:app_id>/installs", Placeholder.as_view(section="installs"), name="installs"),
+    path("apps/<uuid:app_id>/installs", InstallListPage.as_view(), name="installs"),
+    path("apps/<uuid:app_id>/installs/<uuid:install_id>", InstallDetailPage.as_view(),
+         name="install-detail"),
 ]
