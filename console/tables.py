@@ -29,6 +29,7 @@ class Column:
 
 @dataclass(frozen=True)
 class Header:
+    key: str
     label: str
     numeric: bool
     href: str
@@ -83,7 +84,7 @@ def headers(columns: Sequence[Column], sort: Sort, keep: Mapping[str, str]) -> l
         href = "?" + urlencode({**keep, "sort": column.key, "dir": direction})
         aria = ("descending" if sort.descending else "ascending") if current else None
         arrow = ("▼" if sort.descending else "▲") if current else ""
-        result.append(Header(label=column.label, numeric=column.numeric, href=href,
+        result.append(Header(key=column.key, label=column.label, numeric=column.numeric, href=href,
                              aria_sort=aria, arrow=arrow))
     return result
 

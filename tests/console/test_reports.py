@@ -57,11 +57,23 @@ def hostile(app):
 # --- Every page -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_report_page_opens_with_the_range_chooser_and_data_through(console, app, name):
-    html = page(console, name, app)
+def test_every_report_page_opens_with_the_range_chooser_and_data_through(console, scenario,
+                                                                         name):
+    html = page(console, name, scenario.app)
     assert 'aria-current="true" class="current">7 days</a>' in html
     assert 'name="start"' in html and 'name="end"' in html
-    assert "Figures include data through" in html or "being rebuilt" in html
+    if name == "exports":
+        assert "they include everything recorded up to the moment of the download" in html
+    else:
+        assert re.search(r"Figures include data through <time datetime=\"[^\"]+\">"
+                         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</time>", html)
+
+
+def test_a_report_read_before_any_rollup_says_figures_are_being_rebuilt(console, app,
+                                                                          settings):
+    settings.ANALYTICS_REFRESH_ON_READ = False  # as where beat refreshes, before its first run
+    html = page(console, "overview", app)
+    assert "Figures are being rebuilt right now" in html
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -237,7 +249,8 @@ def test_sort_links_keep_the_range_and_model_and_swap_the_table_with_htmx(consol
     html = page(console, "sources", scenario.app, custom(scenario, model="linear"))
     link = (f"?range=custom&amp;start={scenario.day1}&amp;end={scenario.day3}&amp;"
             "model=linear&amp;sort=installs&amp;dir=desc")
-    assert f'href="{link}" hx-get="{link}" hx-select="#report-table"' in html
+    assert (f'href="{link}" id="sort-installs" hx-get="{link}" hx-select="#report" '
+            'hx-target="#report" hx-swap="outerHTML"') in html
     assert 'hx-push-url="true"' in html
 
 
