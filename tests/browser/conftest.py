@@ -1,0 +1,195 @@
+"""Browser tests: Debian's Chromium, driven through Playwright for Python, against the service
+started the way the README starts it: the web process (gunicorn with gunicorn.conf.py), the
+worker and beat, each a process of its own on this test's database and the real Redis.
+
+A test fails on any uncaught page error, any Content-Security-Policy violation reported to the
+console, and any JavaScript dialog (an `alert` from an injected payload must never fire). Each
+main page is saved as a full-page PNG under test-output/screenshots/ (or $SCREENSHOT_DIR), and
+the page at the moment of a failure as failure-<test>.png beside them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+
+from tests.processes import Process, readme_commands, running, service_env
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Headless, and nothing talking to Google's servers in the background of a test.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR")
+                   or Path(settings.BASE_DIR) / "test-output" / "screenshots")
+README = Path(settings.BASE_DIR) / "README.md"
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def readme_web_command() -> str:
+    """The web process of the README's production-shape table (what `make web` runs)."""
+    match = re.search(r"`(gunicorn attribution_site\.wsgi [^`]*)`", README.read_text())
+    assert match, "the README names no gunicorn command for the web process"
+    return match.group(1)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Service:
+    """The running service: its address and its processes (web, worker, beat)."""
+
+    url: str
+    processes: dict[str, Process]
+
+    def api(self, path: str) -> str:
+        return f"{self.url}/api/v1/{path.lstrip('/')}"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    # Fixtures below look at how the test itself went (`item.outcome_call`).
+    report = yield
+    setattr(item, f"outcome_{report.when}", report)
+    return report
+
+
+def _failed(request) -> bool:
+    report = getattr(request.node, "outcome_call", None)
+    return report is None or report.failed
+
+
+def _wait_until_healthy(web: Process, url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if web.popen.poll() is not None:
+            raise AssertionError(f"{web.command!r} exited:\n{web.output()}")
+        try:
+            if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url}/healthz never answered 200:\n{web.output()}")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def service(transactional_db, tmp_path, request) -> Iterator[Service]:
+    """The README's web, worker and beat on this test's database and Redis, on a free port.
+    Private networks are allowed so that webhooks may reach receivers on 127.0.0.1."""
+    from tests.delivery.conftest import purge_queues
+
+    purge_queues()  # nothing left over from an earlier test reaches this worker
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = service_env(GUNICORN_BIND=f"127.0.0.1:{port}", ALLOWED_HOSTS="127.0.0.1,localhost",
+                      DELIVERY_ALLOW_PRIVATE_NETWORKS="1")
+    with ExitStack() as stack:
+        # gunicorn reads gunicorn.conf.py from where it starts: the repository, as `make web`.
+        web = Process(readme_web_command(), env=env, log_path=tmp_path / "web.log",
+                      cwd=Path(settings.BASE_DIR))
+        stack.callback(web.stop)
+        background = stack.enter_context(running(
+            {"worker": readme_commands("worker")[0], "beat": readme_commands("beat")[0]},
+            tmp_path=tmp_path, env=env, ready={"worker": " ready.", "beat": "beat: Starting"}))
+        processes = {"web": web, **background}
+        _wait_until_healthy(web, url)
+        yield Service(url=url, processes=processes)
+        stack.close()  # stopped before the test database is emptied
+        if _failed(request):
+            for name, process in processes.items():
+                print(f"--- {name}: {process.command}\n{process.output()[-6000:]}")
+    purge_queues()
+
+
+@dataclass
+class Troubles:
+    """What the page did that it never should: errors, CSP violations, dialogs."""
+
+    page_errors: list[str] = field(default_factory=list)
+    csp_violations: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def watch(self, page) -> None:
+        page.on("pageerror", lambda error: self.page_errors.append(f"{page.url}: {error}"))
+        page.on("console", self._console)
+        page.on("dialog", self._dialog)
+
+    def _console(self, message) -> None:
+        if "content security policy" in message.text.lower().replace("-", " "):
+            self.csp_violations.append(f"{message.location.get('url')}: {message.text}")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def none(self) -> bool:
+        return not (self.page_errors or self.csp_violations or self.dialogs)
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    # Playwright's sync API keeps an asyncio loop in this thread, where Django would refuse
+    # the test's own ORM reads (SynchronousOnlyOperation); they are plain blocking reads.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def troubles() -> Troubles:
+    return Troubles()
+
+
+@pytest.fixture
+def page(browser, service, troubles, request):
+    """A fresh browser tab on the service (relative URLs go to it), allowed to use the
+    clipboard. Fails the test on any page error, CSP violation or dialog."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=10_000)
+    context = browser.new_context(base_url=service.url, viewport=DESKTOP)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=service.url)
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    troubles.watch(tab)
+    yield tab
+    if _failed(request):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "-", request.node.name)
+        tab.screenshot(path=SCREENSHOTS / f"failure-{name}.png", full_page=True)
+    context.close()
+    assert troubles.none(), f"the pages misbehaved: {troubles}"
+
+
+@pytest.fixture
+def screenshot(page) -> Callable[[str], Path]:
+    """Save the whole page as <name>.png in the screenshots directory."""
+
+    def save(name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=path, full_page=True)
+        return path
+
+    return save
