@@ -19,12 +19,12 @@
         labels: data.labels,
         datasets: [
           { type: "bar", label: "Paid installs", data: data.paid, stack: "installs",
-            backgroundColor: COLOURS.paid, yAxisID: "installs" },
+            backgroundColor: COLOURS.paid, yAxisID: "installs", order: 1 },
           { type: "bar", label: "Organic installs", data: data.organic, stack: "installs",
-            backgroundColor: COLOURS.organic, yAxisID: "installs" },
+            backgroundColor: COLOURS.organic, yAxisID: "installs", order: 1 },
           { type: "line", label: "Revenue (" + data.currency + ")", data: data.revenue,
             borderColor: COLOURS.revenue, backgroundColor: COLOURS.revenue,
-            yAxisID: "revenue", tension: 0.2 }
+            yAxisID: "revenue", tension: 0.2, order: 0 }  // drawn over the bars
         ]
       },
       options: {
