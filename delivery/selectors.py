@@ -97,6 +97,15 @@ def config_for_organization(*, kind: str, organization_id: uuid.UUID, config_id:
         id=config_id, app__organization_id=organization_id).select_related("app").first()
 
 
+def failed_deliveries_of_config(*, kind: str, config_id: uuid.UUID,
+                                delivery_ids: Iterable[uuid.UUID]) -> list[uuid.UUID]:
+    """Those of `delivery_ids` that are failed deliveries of this configuration: the ones a
+    user looking at its log may redeliver (any other id, another app's included, drops out)."""
+    field = "postback_id" if kind == Kind.POSTBACK else "webhook_id"
+    return list(Delivery.objects.filter(id__in=list(delivery_ids), state=State.FAILED,
+                                        **{field: config_id}).values_list("id", flat=True))
+
+
 @dataclass(frozen=True)
 class LogPage:
     attempts: list[DeliveryAttempt]
