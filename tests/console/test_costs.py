@@ -3,6 +3,7 @@ is valid and the user applies it, then the campaigns' cost, CPI and ROAS for the
 
 from __future__ import annotations
 
+import html
 from datetime import timedelta
 from decimal import Decimal
 
@@ -30,6 +31,10 @@ def url(app, name="costs"):
 def upload(console, app, text: str, *, name="costs.csv"):
     return console.post(url(app), {"file": SimpleUploadedFile(name, text.encode("utf-8"),
                                                               content_type="text/csv")})
+
+
+def body_of(response) -> str:
+    return response.content.decode()
 
 
 def stored(app):
@@ -94,6 +99,16 @@ def test_a_bad_row_is_shown_beside_its_line_and_blocks_the_whole_file(console, a
     assert '<th scope="row" class="num">2</th>' not in body  # valid rows are not listed
     assert url(app, "costs-apply") not in body
     assert not CampaignCost.objects.exists()
+
+
+def test_the_preview_carries_the_exact_text_to_apply(console, app):
+    text = HEADER + '2025-03-01,"fb, ""quoted""",c1,1.5,USD\n2025-03-01,fb,c1,2,USD\n'
+    preview = body_of(upload(console, app, text))
+    hidden = preview.split('<input type="hidden" name="text" value="', 1)[1].split('"', 1)[0]
+    assert html.unescape(hidden) == text
+    console.post(url(app, "costs-apply"), {"text": html.unescape(hidden)})
+    assert stored(app) == [("2025-03-01", "fb", "c1", Decimal("2"), "USD"),
+                           ("2025-03-01", 'fb, "quoted"', "c1", Decimal("1.5"), "USD")]
 
 
 def test_apply_refuses_a_text_with_errors_and_stores_nothing(console, app):
