@@ -96,10 +96,24 @@ def trail_in_words(decision: Mapping | None, *, installed_at: datetime) -> Trail
         summary=_summary(decision, losers, day),
         steps=tuple(_steps(decision, losers, day)),
         evidence=tuple(_evidence(decision)),
-        lost=tuple(_lost(c, day) for c in losers),
+        lost=tuple(_lost(c, day) for c in _first_loss_of_each_click(losers)),
         window=_window(decision.get("window_start")),
         capped=len(losers) >= MAX_TRAIL_CANDIDATES,
     )
+
+
+def _first_loss_of_each_click(losers: list[Mapping]) -> list[Mapping]:
+    """A click of the device is also a click of its network, so a device match records it
+    twice (lost to a later click of the device, then beaten by the match); the first tier's
+    reason is the one that decided."""
+    seen: set[str] = set()
+    first = []
+    for click in losers:
+        click_id = click.get("click_id")
+        if click_id is None or click_id not in seen:
+            first.append(click)
+            seen.add(click_id)
+    return first
 
 
 # --- The result -----------------------------------------------------------------------------

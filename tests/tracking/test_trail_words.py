@@ -240,3 +240,11 @@ def test_hostile_names_are_kept_as_plain_strings_for_the_page_to_escape():
                                           campaign_id="<script>alert(1)</script>")])
     assert told.summary == ('Matched the click of 14:02 from "><img src=x> / '
                             '<script>alert(1)</script> by device id.')
+
+
+def test_a_click_lost_in_two_tiers_is_listed_once_with_the_first_reason():
+    older = click(120, advertising_id="gaid-1", campaign_id="spring")
+    told = words(device_candidates=[older, click(20, advertising_id="gaid-1")],
+                 fingerprint_candidates=[older])
+    assert [(lost.source, lost.reason) for lost in told.lost] == [
+        ("facebook / spring", "A later click of the same device won")]
