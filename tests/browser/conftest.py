@@ -15,9 +15,11 @@ import re
 import socket
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import requests
@@ -25,6 +27,7 @@ from django.conf import settings
 
 from tests.processes import Process, readme_commands, running, service_env
 
+T = TypeVar("T")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Headless, and nothing talking to Google's servers in the background of a test.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -142,11 +145,24 @@ class Troubles:
         return not (self.page_errors or self.csp_violations or self.dialogs)
 
 
+def stored(read: Callable[[], T]) -> T:
+    """Run an ORM read on a thread of its own and return its result. Playwright's sync API
+    keeps an asyncio loop running in the test's thread, where Django refuses ORM calls
+    (SynchronousOnlyOperation); the thread's connection is closed after the read."""
+    from django.db import connections
+
+    def run() -> T:
+        try:
+            return read()
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
 @pytest.fixture
-def browser(monkeypatch):
-    # Playwright's sync API keeps an asyncio loop in this thread, where Django would refuse
-    # the test's own ORM reads (SynchronousOnlyOperation); they are plain blocking reads.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -69,7 +69,7 @@ def reload_until(page, condition: Callable[[], bool], *, timeout: float = 20.0,
 
 def body_scrolls_sideways(page) -> bool:
     return page.evaluate(
-        "document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth")
+        "document.documentElement.scrollWidth > document.documentElement.clientWidth")
 
 
 # --- On the API, as the README's curl flow ------------------------------------------------------
