@@ -19,12 +19,15 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TypeVar
 
 import pytest
 import requests
 from django.conf import settings
 
+from tests.delivery.conftest import purge_queues, ssl_server_context
+from tests.delivery.receivers import Receiver, Reply
 from tests.processes import Process, readme_commands, running, service_env
 
 T = TypeVar("T")
@@ -37,6 +40,7 @@ SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR")
                    or Path(settings.BASE_DIR) / "test-output" / "screenshots")
 README = Path(settings.BASE_DIR) / "README.md"
 DESKTOP = {"width": 1280, "height": 900}
+RECEIVER_BODY = '<img src=x onerror="alert(3)"> received'
 
 
 def readme_web_command() -> str:
@@ -91,17 +95,37 @@ def _wait_until_healthy(web: Process, url: str, timeout: float = 30.0) -> None:
         time.sleep(0.1)
 
 
-@pytest.fixture
-def service(transactional_db, tmp_path, request) -> Iterator[Service]:
-    """The README's web, worker and beat on this test's database and Redis, on a free port.
-    Private networks are allowed so that webhooks may reach receivers on 127.0.0.1."""
-    from tests.delivery.conftest import purge_queues
+@pytest.fixture(scope="session")
+def local_ca(tmp_path_factory):
+    """A throw-away CA for the HTTPS receivers (webhooks must be https), and its bundle."""
+    import trustme
 
+    ca = trustme.CA()
+    bundle = tmp_path_factory.mktemp("browser-ca") / "bundle.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    return SimpleNamespace(ca=ca, bundle=bundle)
+
+
+@pytest.fixture
+def tls_receiver(local_ca) -> Iterator[Receiver]:
+    """An HTTPS receiver on 127.0.0.1 whose every answer is 200 with a body that would run a
+    script if a page ever printed it as HTML."""
+    receiver = Receiver(default=Reply(status=200, body=RECEIVER_BODY.encode()),
+                        tls=ssl_server_context(local_ca.ca)).start()
+    yield receiver
+    receiver.stop()
+
+
+@pytest.fixture
+def service(transactional_db, tmp_path, local_ca, request) -> Iterator[Service]:
+    """The README's web, worker and beat on this test's database and Redis, on a free port.
+    Private networks are allowed so that webhooks may reach receivers on 127.0.0.1, and our
+    CA is trusted the way an operator would configure it (REQUESTS_CA_BUNDLE)."""
     purge_queues()  # nothing left over from an earlier test reaches this worker
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = service_env(GUNICORN_BIND=f"127.0.0.1:{port}", ALLOWED_HOSTS="127.0.0.1,localhost",
-                      DELIVERY_ALLOW_PRIVATE_NETWORKS="1")
+                      DELIVERY_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=str(local_ca.bundle))
     with ExitStack() as stack:
         # gunicorn reads gunicorn.conf.py from where it starts: the repository, as `make web`.
         web = Process(readme_web_command(), env=env, log_path=tmp_path / "web.log",
