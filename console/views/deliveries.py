@@ -23,12 +23,12 @@ from django.contrib import messages
 from django.http import Http404, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import path, register_converter, reverse
-from django.utils.cache import add_never_cache_headers
 
 from attribution_site.api.exceptions import ApiError, NotFound
+from console import shown_once
 from console.forms import BOOLEAN, LIST, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
-from delivery import crypto, payloads, selectors, services
+from delivery import payloads, selectors, services
 from delivery.models import HttpMethod, State
 from delivery.serializers import (
     PostbackCreateInput,
@@ -40,7 +40,6 @@ from delivery.serializers import (
 )
 
 EXCERPT = 300  # characters of a response body shown before "show all"
-SECRET_SESSION_KEY = "console-webhook-secret:{}"
 
 
 @dataclass(frozen=True)
@@ -171,9 +170,7 @@ class ConfigCreatePage(KindPage):
         if secret is None:
             messages.success(request, f"Created the {self.kind.name}.")
             return redirect("console:deliveries", app_id=self.app.id)
-        # The secret goes to the next page through the session, sealed as the database
-        # column seals it; that page removes it, so a reload shows it no more.
-        request.session[SECRET_SESSION_KEY.format(config.id)] = crypto.secret_encrypt(secret)
+        shown_once.keep(request, slot=f"webhook:{config.id}", secret=secret)
         return redirect("console:webhook-secret", app_id=self.app.id, config_id=config.id)
 
 
@@ -181,16 +178,13 @@ class WebhookSecretPage(AppPage):
     section = "deliveries"
 
     def get(self, request, app_id, config_id):
-        sealed = request.session.pop(SECRET_SESSION_KEY.format(config_id), None)
         webhook = selectors.config_for_organization(
             kind="webhook", organization_id=self.organization_id, config_id=config_id)
         if webhook is None or webhook.app_id != self.app.id:
             raise Http404("Webhook not found.")
-        response = render(request, "console/deliveries/secret.html", self.context(
-            webhook=webhook, secret=crypto.secret_decrypt(sealed) if sealed else None,
-            message=services.SECRET_MESSAGE))
-        add_never_cache_headers(response)  # no-store: the secret stays out of every cache
-        return response
+        secret = shown_once.take(request, slot=f"webhook:{webhook.id}")
+        return shown_once.no_store(render(request, "console/deliveries/secret.html", self.context(
+            webhook=webhook, secret=secret, message=services.SECRET_MESSAGE)))
 
 
 class ConfigEditPage(KindPage):

@@ -1,5 +1,6 @@
 """API key pages: the active keys listed without secrets, create through the API's serializer
-and service with the full key shown once (no-store, never again on a resubmit), revoke after a
+and service with the full key shown once (after a redirect, no-store, never again on a reload),
+revoke after a
 confirmation; another organization's or another app's key is a 404."""
 
 from __future__ import annotations
@@ -34,15 +35,10 @@ def revoke_url(app, key):
     return f"/console/apps/{app.id}/keys/{key.id}/revoke"
 
 
-def form_token(console, app) -> str:
-    html = console.get(new_url(app)).content.decode()
-    return re.search(r'name="form_token" value="([^"]+)"', html).group(1)
-
-
 def create(console, app, **fields):
-    body = {"form_token": form_token(console, app), "name": "Android SDK",
-            "permissions": ["write"], **fields}
-    return console.post(new_url(app), body)
+    """The POST's answer: a redirect to the page showing the key, or the refused form."""
+    return console.post(new_url(app), {"name": "Android SDK", "permissions": ["write"],
+                                       **fields})
 
 
 def shown_key(html: str) -> str:
@@ -76,15 +72,17 @@ def test_an_app_without_keys_invites_to_create_one(console, app):
 
 
 def test_creating_a_key_shows_the_full_key_once_with_a_copy_button(console, app):
-    response = create(console, app, rate_limit="500",
-                      expires_at=(timezone.now() + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M"))
-    assert response.status_code == 201
+    created = create(console, app, rate_limit="500",
+                     expires_at=(timezone.now() + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M"))
+    key = ApiKey.objects.get()
+    assert created.status_code == 302
+    assert created["Location"] == f"/console/apps/{app.id}/keys/{key.id}/created"
+    response = console.get(created["Location"])
     assert "no-store" in response["Cache-Control"]
     html = response.content.decode()
     full_key = shown_key(html)
     assert 'readonly' in html and 'data-copy="full-key"' in html
     assert "it will not be shown again" in html
-    key = ApiKey.objects.get()
     assert (key.name, key.permissions, key.rate_limit) == ("Android SDK", ["write"], 500)
     assert key.expires_at is not None
     key_id, secret = keys.key_parse(full_key)
@@ -92,30 +90,24 @@ def test_creating_a_key_shows_the_full_key_once_with_a_copy_button(console, app)
     assert sdk_install_status(full_key, app) == 201
 
 
-def test_the_full_key_is_kept_nowhere_after_it_is_shown(console, app):
-    response = create(console, app)
-    full_key = shown_key(response.content.decode())
+def test_the_full_key_is_kept_nowhere_in_plain_text(console, app):
+    created = create(console, app)
+    kept = str(dict(console.session))  # between the POST and the page that shows it
+    full_key = shown_key(console.get(created["Location"]).content.decode())
+    assert full_key not in kept
     assert full_key not in str(dict(console.session))
     assert full_key not in console.get(keys_url(app)).content.decode()
 
 
-def test_sending_the_form_again_creates_no_second_key_and_shows_none(console, app):
-    token = form_token(console, app)
-    body = {"form_token": token, "name": "Once", "permissions": ["write"]}
-    first = console.post(new_url(app), body)
-    again = console.post(new_url(app), body, follow=True)
-    assert first.status_code == 201
-    assert ApiKey.objects.count() == 1
-    assert again.redirect_chain == [(keys_url(app), 302)]
+def test_reloading_the_page_shows_the_key_no_more(console, app):
+    created = create(console, app)
+    first = console.get(created["Location"]).content.decode()
+    again = console.get(created["Location"])
+    assert again.status_code == 200
     html = again.content.decode()
-    assert "That form was sent already" in html
-    assert shown_key(first.content.decode()) not in html
-
-
-def test_a_post_without_a_form_token_creates_nothing(console, app):
-    response = console.post(new_url(app), {"name": "x", "permissions": ["write"]})
-    assert response.status_code == 302
-    assert not ApiKey.objects.exists()
+    assert shown_key(first) not in html
+    assert "shown once and is not available again" in html
+    assert ApiKey.objects.count() == 1
 
 
 def test_the_form_starts_with_write_ticked(console, app):
@@ -142,15 +134,13 @@ def test_each_invalid_field_is_refused_beside_it(console, app, fields, field, me
 
 
 def test_a_refused_form_keeps_what_was_typed_and_can_be_sent_again(console, app):
-    token = form_token(console, app)
-    refused = console.post(new_url(app), {"form_token": token, "name": "Kept",
-                                          "permissions": ["read"], "rate_limit": "0"})
+    refused = console.post(new_url(app), {"name": "Kept", "permissions": ["read"],
+                                          "rate_limit": "0"})
     html = refused.content.decode()
     assert 'value="Kept"' in html and 'value="read" checked' in html
-    assert f'value="{token}"' in html
-    fixed = console.post(new_url(app), {"form_token": token, "name": "Kept",
-                                        "permissions": ["read"], "rate_limit": "10"})
-    assert fixed.status_code == 201
+    fixed = console.post(new_url(app), {"name": "Kept", "permissions": ["read"],
+                                        "rate_limit": "10"})
+    assert fixed.status_code == 302
     assert ApiKey.objects.get().permissions == ["read"]
 
 
@@ -201,6 +191,14 @@ def test_a_key_of_another_app_is_404_under_this_app(console, app, owner):
     assert console.get(revoke_url(sibling, key)).status_code == 200
 
 
+def test_the_page_of_a_new_key_is_404_under_another_app(console, app, owner):
+    sibling = AppFactory(organization=owner.organization)
+    created = create(console, sibling)
+    foreign = created["Location"].replace(str(sibling.id), str(app.id))
+    assert console.get(foreign).status_code == 404
+    assert shown_key(console.get(created["Location"]).content.decode())
+
+
 def test_changes_need_the_csrf_token(owner, app):
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
@@ -213,7 +211,8 @@ def test_changes_need_the_csrf_token(owner, app):
 def test_hostile_key_names_are_shown_as_text(console, app):
     key, _ = api_key_create(app=app, name=XSS_CAMPAIGN)
     created = create(console, app, name=XSS_SOURCE)
-    pages = [console.get(keys_url(app)), console.get(revoke_url(app, key)), created,
+    pages = [console.get(keys_url(app)), console.get(revoke_url(app, key)),
+             console.get(created["Location"]),
              create(console, app, name=XSS_CAMPAIGN, rate_limit="0")]
     for page in pages:
         assert_shown_as_text(page.content.decode())
