@@ -63,10 +63,10 @@ class ClickArchive(ClickFields):
 
 
 class MatchType(models.TextChoices):
-    INSTALL_REFERRER = "install_referrer"
-    DEVICE_ID = "device_id"
-    FINGERPRINT = "fingerprint"
-    ORGANIC = "organic"
+    INSTALL_REFERRER = "install_referrer", "Install referrer"
+    DEVICE_ID = "device_id", "Device id"
+    FINGERPRINT = "fingerprint", "Fingerprint"
+    ORGANIC = "organic", "Organic"
 
 
 class Install(models.Model):

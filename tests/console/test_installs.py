@@ -50,7 +50,7 @@ def test_the_explorer_lists_the_latest_installs_newest_first(console, app):
     assert response.status_code == 200
     html = response.content.decode()
     assert html.index("gaid-organic") < html.index("gaid-paid")
-    assert "facebook / summer" in html and "Device Id" in html
+    assert "facebook / summer" in html and "Device id" in html
     assert "Older installs" not in html
 
 
