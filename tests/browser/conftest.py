@@ -154,12 +154,12 @@ class Troubles:
 
     def watch(self, page) -> None:
         page.on("pageerror", lambda error: self.page_errors.append(f"{page.url}: {error}"))
-        page.on("console", self._console)
+        page.on("console", lambda message: self._console(page, message))
         page.on("dialog", self._dialog)
 
-    def _console(self, message) -> None:
+    def _console(self, page, message) -> None:
         if "content security policy" in message.text.lower().replace("-", " "):
-            self.csp_violations.append(f"{message.location.get('url')}: {message.text}")
+            self.csp_violations.append(f"{page.url}: {message.text}")
 
     def _dialog(self, dialog) -> None:
         self.dialogs.append(f"{dialog.type}: {dialog.message}")

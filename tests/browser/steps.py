@@ -57,6 +57,11 @@ def create_android_app(page, *, name: str, package: str) -> str:
     return APP_URL.search(page.url)["app_id"]
 
 
+def open_app_page(page, name: str, *, app: str = "Runner") -> None:
+    """Follow an entry of the app's navigation (Overview, Sources, ..., Settings)."""
+    page.get_by_role("navigation", name=app).get_by_role("link", name=name, exact=True).click()
+
+
 def reload_until(page, condition: Callable[[], bool], *, timeout: float = 20.0,
                  what: str = "the page to show it") -> None:
     """Reload the page until `condition()` holds (figures beat refreshes every 2 s)."""

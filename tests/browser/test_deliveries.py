@@ -15,6 +15,7 @@ from tests.browser.steps import (
     api_create_key,
     api_sign_up,
     log_in,
+    open_app_page,
     reload_until,
     send_click,
     send_install,
@@ -34,7 +35,7 @@ def test_a_webhook_test_and_a_real_install_reach_the_receiver_and_show_in_its_lo
     log_in(page, account)
     page.goto(f"/console/apps/{app_id}/")
 
-    page.get_by_role("link", name="Postbacks & webhooks").click()
+    open_app_page(page, "Postbacks & webhooks")
     expect(page.get_by_text("No webhooks yet.")).to_be_visible()
     page.get_by_role("link", name="New webhook").click()
     hook_url = tls_receiver.url("/hooks/attribution?from=<b>console</b>")

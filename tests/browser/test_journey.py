@@ -16,6 +16,7 @@ from tests.browser.conftest import stored
 from tests.browser.steps import (
     body_scrolls_sideways,
     create_android_app,
+    open_app_page,
     reload_until,
     send_install,
     send_purchase,
@@ -35,7 +36,7 @@ def tile(page, label: str):
 
 
 def create_key_and_copy_it(page) -> str:
-    page.get_by_role("link", name="Keys", exact=True).click()
+    open_app_page(page, "Keys")
     expect(page.get_by_role("heading", name="API keys")).to_be_visible()
     page.get_by_role("link", name="New key").first.click()
     page.get_by_role("textbox", name="Name", exact=True).fill("android sdk")
@@ -52,7 +53,7 @@ def create_key_and_copy_it(page) -> str:
 
 
 def build_a_tracking_link_and_copy_it(page, screenshot) -> str:
-    page.get_by_role("link", name="Link builder", exact=True).click()
+    open_app_page(page, "Link builder")
     page.get_by_label("Media source").fill("facebook")
     page.get_by_label("Campaign (optional)").fill("summer")
     page.get_by_role("button", name="Build the link").click()
@@ -90,7 +91,7 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
     assert installed.json()["data"]["matchType"] == "device_id"
     send_purchase(service, key, app_id, device_id=DEVICE, amount=4.99)
 
-    page.get_by_role("link", name="Overview", exact=True).click()
+    open_app_page(page, "Overview")
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     reload_until(page, lambda: re.search(r"\b[1-9]", tile(page, "Installs").inner_text()),
                  what="the overview's installs tile to count the install")
@@ -102,7 +103,7 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
     assert chart.evaluate("canvas => Boolean(window.Chart.getChart(canvas))")
     screenshot("overview")
 
-    page.get_by_role("link", name="Installs", exact=True).click()
+    open_app_page(page, "Installs")
     expect(page.get_by_role("heading", name="Latest installs")).to_be_visible()
     screenshot("installs-list")
     page.get_by_label("Find an install by device id").fill(DEVICE)
@@ -121,7 +122,7 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
     upload_costs_and_read_the_roas(page, tmp_path, screenshot)
     visit_the_other_reports(page, screenshot)
 
-    page.get_by_role("link", name="Keys", exact=True).click()
+    open_app_page(page, "Keys")
     page.get_by_role("link", name=re.compile("Revoke")).click()
     expect(page.get_by_role("heading", name=re.compile("Revoke the key"))).to_be_visible()
     page.get_by_role("button", name="Revoke the key").click()
@@ -137,7 +138,7 @@ def upload_costs_and_read_the_roas(page, tmp_path, screenshot) -> None:
     bad = tmp_path / "costs-with-a-bad-row.csv"
     bad.write_text(header + f"{today},facebook,summer,10.00,USD\n"
                             f"{today},facebook,winter,ten dollars,USD\n")
-    page.get_by_role("link", name="Costs", exact=True).click()
+    open_app_page(page, "Costs")
     page.get_by_label("CSV file").set_input_files(bad)
     page.get_by_role("button", name="Check the file").click()
     expect(page.get_by_role("heading", name="Cost preview")).to_be_visible()
@@ -163,7 +164,7 @@ def upload_costs_and_read_the_roas(page, tmp_path, screenshot) -> None:
     expect(summer).to_contain_text("49.90 %")
     screenshot("costs-applied")
 
-    page.get_by_role("link", name="Campaigns", exact=True).click()
+    open_app_page(page, "Campaigns")
     expect(page.get_by_role("heading", name="Campaigns")).to_be_visible()
     row = page.get_by_role("row", name=re.compile("facebook summer"))
     expect(row).to_contain_text("10.00")
@@ -176,13 +177,13 @@ def visit_the_other_reports(page, screenshot) -> None:
                                 ("Cohorts", "Cohorts", "cohorts"),
                                 ("Revenue", "Revenue", "revenue"),
                                 ("Exports", "Exports", "exports")):
-        page.get_by_role("link", name=link, exact=True).click()
+        open_app_page(page, link)
         expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
         assert not body_scrolls_sideways(page), name
         screenshot(name)
-    page.get_by_role("link", name="Sources", exact=True).click()
+    open_app_page(page, "Sources")
     expect(page.get_by_role("row", name=re.compile("^facebook"))).to_contain_text("4.99")
-    page.get_by_role("link", name="Exports", exact=True).click()
+    open_app_page(page, "Exports")
     with page.expect_download() as download:
         page.get_by_role("link", name="Installs CSV").click()
     assert DEVICE in download.value.path().read_text()
