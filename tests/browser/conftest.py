@@ -205,9 +205,6 @@ def troubles() -> Troubles:
 def page(browser, service, troubles, request):
     """A fresh browser tab on the service (relative URLs go to it), allowed to use the
     clipboard. Fails the test on any page error, CSP violation or dialog."""
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=10_000)
     context = browser.new_context(base_url=service.url, viewport=DESKTOP)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=service.url)
     context.set_default_timeout(10_000)

@@ -14,6 +14,13 @@ import requests
 
 from tests.browser.conftest import Service
 
+try:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=10_000)
+except ImportError:  # the `browser` marker skips these tests (an error with REQUIRE_SERVICES=1)
+    expect = None
+
 PASSWORD = "long-enough-password"
 APP_URL = re.compile(r"/console/apps/(?P<app_id>[0-9a-f-]{36})/")
 

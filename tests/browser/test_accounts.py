@@ -3,13 +3,13 @@ in, another organization's app kept out of sight, and the login page and overvie
 width."""
 
 import pytest
-from playwright.sync_api import expect
 
 from tests.browser.steps import (
     api_create_app,
     api_sign_up,
     body_scrolls_sideways,
     create_android_app,
+    expect,
     log_in,
     sign_up,
 )

@@ -6,7 +6,6 @@ response code and body (printed as text), then a real install delivered by the R
 import re
 
 import pytest
-from playwright.sync_api import expect
 from standardwebhooks import Webhook as StandardWebhook
 
 from tests.browser.conftest import RECEIVER_BODY
@@ -14,6 +13,7 @@ from tests.browser.steps import (
     api_create_app,
     api_create_key,
     api_sign_up,
+    expect,
     log_in,
     open_app_page,
     reload_until,

@@ -7,12 +7,12 @@ explorer; no dialog opens, no element is injected, no page breaks the Content-Se
 import re
 
 import pytest
-from playwright.sync_api import expect
 
 from tests.browser.steps import (
     api_create_app,
     api_create_key,
     api_sign_up,
+    expect,
     log_in,
     open_app_page,
     reload_until,

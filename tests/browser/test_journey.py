@@ -9,13 +9,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
-from playwright.sync_api import expect
 
 from apps_registry.models import ApiKey
 from tests.browser.conftest import stored
 from tests.browser.steps import (
     body_scrolls_sideways,
     create_android_app,
+    expect,
     open_app_page,
     reload_until,
     send_install,
@@ -144,7 +144,7 @@ def upload_costs_and_read_the_roas(page, tmp_path, screenshot) -> None:
     expect(page.get_by_role("heading", name="Cost preview")).to_be_visible()
     expect(page.get_by_role("alert")).to_contain_text("1 of 2 rows need")
     bad_row = page.get_by_role("row", name=re.compile("ten dollars"))
-    expect(bad_row).to_contain_text("cost")
+    expect(bad_row).to_contain_text("cost: A valid number is required.")
     expect(bad_row.get_by_role("rowheader")).to_have_text("3")  # the file's third line
     expect(page.get_by_role("button", name=re.compile("^Apply"))).to_have_count(0)
     screenshot("costs-preview-with-an-error")
