@@ -123,6 +123,8 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
     visit_the_other_reports(page, screenshot)
 
     open_app_page(page, "Keys")
+    used = page.get_by_role("row", name=re.compile("android sdk")).get_by_role("cell").nth(5)
+    expect(used).to_have_text(re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d$"))  # last used
     page.get_by_role("link", name=re.compile("Revoke")).click()
     expect(page.get_by_role("heading", name=re.compile("Revoke the key"))).to_be_visible()
     page.get_by_role("button", name="Revoke the key").click()
