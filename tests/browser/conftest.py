@@ -210,11 +210,13 @@ def page(browser, service, troubles, request):
     context.set_default_timeout(10_000)
     tab = context.new_page()
     troubles.watch(tab)
+    name = re.sub(r"[^\w.-]+", "-", request.node.name)
+    failure = SCREENSHOTS / f"failure-{name}.png"
+    failure.unlink(missing_ok=True)  # an earlier run's
     yield tab
     if _failed(request):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^\w.-]+", "-", request.node.name)
-        tab.screenshot(path=SCREENSHOTS / f"failure-{name}.png", full_page=True)
+        tab.screenshot(path=failure, full_page=True)
     context.close()
     assert troubles.none(), f"the pages misbehaved: {troubles}"
 

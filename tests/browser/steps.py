@@ -69,6 +69,12 @@ def open_app_page(page, name: str, *, app: str = "Runner") -> None:
     page.get_by_role("navigation", name=app).get_by_role("link", name=name, exact=True).click()
 
 
+def tile(page, label: str):
+    """A KPI tile (its label and its value): the first text of the page's main part that
+    reads `label` (the tiles come before the daily table, whose header says it again)."""
+    return page.get_by_role("main").get_by_text(label, exact=True).first.locator("xpath=..")
+
+
 def reload_until(page, condition: Callable[[], bool], *, timeout: float = 20.0,
                  what: str = "the page to show it") -> None:
     """Reload the page until `condition()` holds (figures beat refreshes every 2 s)."""

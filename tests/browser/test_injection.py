@@ -18,6 +18,7 @@ from tests.browser.steps import (
     reload_until,
     send_click,
     send_install,
+    tile,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
@@ -48,8 +49,7 @@ def test_a_campaign_and_media_source_holding_markup_are_shown_as_text_on_every_p
 
     log_in(page, account)
     page.goto(f"/console/apps/{app_id}/")
-    installs_tile = page.get_by_role("main").get_by_text("Installs", exact=True).first
-    reload_until(page, lambda: re.search(r"\b1\b", installs_tile.locator("xpath=..").inner_text()),
+    reload_until(page, lambda: re.search(r"\b1\b", tile(page, "Installs").inner_text()),
                  what="the overview to count the install")
     assert page.locator("img[src=x], svg[onload]").count() == 0
 

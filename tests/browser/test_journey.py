@@ -21,18 +21,13 @@ from tests.browser.steps import (
     send_install,
     send_purchase,
     sign_up,
+    tile,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
               pytest.mark.django_db(transaction=True)]
 
 DEVICE = "38400000-8cf0-11bd-b23e-10b96e40000d"
-
-
-def tile(page, label: str):
-    """A KPI tile (its label and its value): the first text of the page's main part that
-    reads `label` (the tiles come before the daily table, whose header says it again)."""
-    return page.get_by_role("main").get_by_text(label, exact=True).first.locator("xpath=..")
 
 
 def create_key_and_copy_it(page) -> str:
