@@ -14,3 +14,7 @@ limit_request_line = 8190
 limit_request_field_size = 8190
 timeout = 30
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+# gunicorn 27's control socket lives at one path per user (~/.gunicorn/gunicorn.ctl): two
+# servers on one host (a second port, the browser tests, a benchmark) would take it from each
+# other. Nothing here uses it.
+control_socket_disable = True

@@ -163,8 +163,9 @@ class CostApplyPage(CostsPage):
         if not preview.valid:
             return self.preview(preview)
         outcome = services.costs_import(app_id=self.app.id, rows=preview.checked.rows)
-        messages.success(request, f"Imported {outcome.rows:,} cost rows: {outcome.created:,} "
-                                  f"new, {outcome.updated:,} replaced.")
+        rows = "1 cost row" if outcome.rows == 1 else f"{outcome.rows:,} cost rows"
+        messages.success(request, f"Imported {rows}: {outcome.created:,} new, "
+                                  f"{outcome.updated:,} replaced.")
         query = {**_range_of(preview.days), "imported": "1"}
         return redirect(f"{reverse('console:costs', args=[self.app.id])}?{urlencode(query)}")
 

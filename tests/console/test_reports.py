@@ -132,7 +132,7 @@ def test_overview_tiles_are_the_dashboards_figures(console, scenario):
     for label, value in [("Installs", "6"), ("Paid installs", "4"), ("Organic installs", "2"),
                          ("Revenue", "39.39 USD"), ("Average CPI", "15.56 USD"),
                          ("Conversion rate", "66.67%")]:
-        assert (f'<div class="label">{label}</div><div class="value">{value}</div>') in html
+        assert (f'<dt class="label">{label}</dt><dd class="value">{value}</dd>') in html
     assert "Revenue not included above (no exchange rate into USD): 100.00 BRL" in html
     assert "Cost not included above (no exchange rate into USD): 5.00 JPY" in html
 
@@ -155,8 +155,8 @@ def test_overview_without_data_points_to_keys_and_the_link_builder(console, app)
     assert "No clicks, installs or revenue in this range yet." in html
     assert reverse("console:keys", args=[app.id]) in html
     assert reverse("console:link-builder", args=[app.id]) in html
-    assert '<div class="label">Average CPI</div><div class="value">—</div>' in html
-    assert '<div class="label">Conversion rate</div><div class="value">—</div>' in html
+    assert '<dt class="label">Average CPI</dt><dd class="value">—</dd>' in html
+    assert '<dt class="label">Conversion rate</dt><dd class="value">—</dd>' in html
 
 
 def test_overview_has_no_inline_script_or_style(console, scenario):
@@ -296,9 +296,9 @@ def test_revenue_shows_totals_ltv_by_source_and_unconverted_amounts_apart(consol
                                                                          scenario):
     html = page(console, "revenue", scenario.app, custom(scenario))
     api = owner_api.get("/api/v1/analytics/revenue", scenario.range).json()["data"]
-    assert f'<div class="label">Revenue</div><div class="value">{api["total_revenue"]:.2f} USD' \
+    assert f'<dt class="label">Revenue</dt><dd class="value">{api["total_revenue"]:.2f} USD' \
         in html
-    assert f'<div class="label">ARPU</div><div class="value">{api["arpu"]:.2f} USD' in html
+    assert f'<dt class="label">ARPU</dt><dd class="value">{api["arpu"]:.2f} USD' in html
     rows = body_rows(html)
     assert [row.split()[0] for row in rows] == [s["media_source"] for s in api["by_source"]]
     assert "Revenue of the range not included above (no exchange rate into USD): 100.00 BRL" \
@@ -308,7 +308,7 @@ def test_revenue_shows_totals_ltv_by_source_and_unconverted_amounts_apart(consol
 
 def test_revenue_without_installs_has_a_dash_for_ltv_and_arpu(console, app):
     html = page(console, "revenue", app)
-    assert '<div class="label">ARPU</div><div class="value">—</div>' in html
+    assert '<dt class="label">ARPU</dt><dd class="value">—</dd>' in html
     assert "No installs in this range." in html
 
 
