@@ -1,0 +1,77 @@
+"""The management pages no other story opens, in a real browser: an app's settings and its
+deletion through the confirmation, and a postback created, edited, deactivated and deleted."""
+
+import pytest
+
+from tests.browser.steps import (
+    api_create_app,
+    api_sign_up,
+    expect,
+    log_in,
+    open_app_page,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
+              pytest.mark.django_db(transaction=True)]
+
+
+def test_an_owner_renames_the_app_then_deletes_it_through_the_confirmation(
+        page, service, screenshot):
+    account = api_sign_up(service, email="mia@example.com", company="Acme")
+    app_id = api_create_app(service, account.token, name="Runner", package="com.acme.runner")
+    log_in(page, account)
+    page.goto(f"/console/apps/{app_id}/")
+
+    open_app_page(page, "Settings")
+    page.get_by_role("textbox", name="Name", exact=True).fill("")
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_role("alert")).to_contain_text("Invalid input: name.")
+    page.get_by_role("textbox", name="Name", exact=True).fill("Runner <b>2</b>")
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_text("Saved.")).to_be_visible()
+    screenshot("app-settings")
+
+    page.get_by_role("link", name="Delete this app…").click()
+    expect(page.get_by_role("heading", name="Delete Runner <b>2</b>?")).to_be_visible()
+    expect(page.get_by_text("every click, install, re-engagement and in-app event")).to_be_visible()
+    page.get_by_label("Type the app's name to confirm").fill("Runner")
+    page.get_by_role("button", name="Delete the app and its data").click()
+    expect(page.get_by_text("Does not match the app's name; nothing was deleted.")).to_be_visible()
+    page.get_by_label("Type the app's name to confirm").fill("Runner <b>2</b>")
+    page.get_by_role("button", name="Delete the app and its data").click()
+    expect(page.get_by_text("Deleted Runner <b>2</b> and its data.")).to_be_visible()
+    expect(page.get_by_text("Create your first app")).to_be_visible()
+    assert page.goto(f"/console/apps/{app_id}/").status == 404
+
+
+def test_a_postback_is_created_edited_deactivated_and_deleted(page, service, screenshot):
+    account = api_sign_up(service, email="ops@example.com", company="Acme")
+    app_id = api_create_app(service, account.token, name="Runner", package="com.acme.runner")
+    log_in(page, account)
+    page.goto(f"/console/apps/{app_id}/")
+
+    open_app_page(page, "Postbacks & webhooks")
+    page.get_by_role("link", name="New postback").click()
+    page.get_by_label("Media source").fill("facebook")
+    page.get_by_label("Postback URL template").fill("ftp://network.example/pb")
+    page.get_by_role("button", name="Create postback").click()
+    expect(page.locator("#err_postback_url")).to_be_visible()  # beside the field
+    page.get_by_label("Postback URL template").fill(
+        "https://network.example/pb?device={device_id}")
+    page.get_by_role("button", name="Create postback").click()
+    row = page.get_by_role("row").filter(has_text="https://network.example/pb?device={device_id}")
+    expect(row).to_contain_text("Active")
+
+    row.get_by_role("link", name="Edit").click()
+    page.get_by_label("Postback URL template").fill("https://network.example/v2?d={device_id}")
+    page.get_by_role("button", name="Save changes").click()
+    row = page.get_by_role("row").filter(has_text="https://network.example/v2?d={device_id}")
+    row.get_by_role("button", name="Deactivate").click()
+    row = page.get_by_role("row").filter(has_text="https://network.example/v2?d={device_id}")
+    expect(row).to_contain_text("Inactive")
+    expect(row.get_by_role("button", name="Activate")).to_be_visible()
+    screenshot("deliveries-postback")
+
+    row.get_by_role("link", name="Delete…").click()
+    page.get_by_role("button", name="Delete the postback").click()
+    expect(page.get_by_text("No postbacks yet.")).to_be_visible()
