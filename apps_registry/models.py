@@ -30,6 +30,12 @@ class App(models.Model):
     domain = models.CharField(max_length=255, null=True, blank=True)
     app_store_url = models.URLField(max_length=2048, null=True, blank=True)
     play_store_url = models.URLField(max_length=2048, null=True, blank=True)
+    # For links (universal links and app links): the association files name the app by them.
+    apple_team_id = models.CharField(max_length=10, null=True, blank=True)
+    android_sha256_fingerprints = models.JSONField(default=list, blank=True)
+    # The app's own URL scheme ("myapp" for myapp://...), the one non-http destination a link's
+    # "Open" button may use.
+    url_scheme = models.CharField(max_length=64, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

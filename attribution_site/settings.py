@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "tracking",
     "delivery",
     "analytics",
+    "links",
     "console",
 ]
 

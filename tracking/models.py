@@ -38,6 +38,9 @@ class ClickFields(models.Model):
     device_model = models.CharField(max_length=128, blank=True, default="")
     fingerprint = models.CharField(max_length=64, blank=True, default="")
     clicked_at = models.DateTimeField(default=now)
+    # The short link followed (links.Link), when the click came through one: an id only, like
+    # the app, so the hot tables keep no foreign keys.
+    link_id = models.UUIDField(null=True, blank=True)
 
     class Meta:
         abstract = True
@@ -59,6 +62,8 @@ class ClickArchive(ClickFields):
     class Meta:
         indexes = [
             models.Index(fields=["app", "clicked_at"], name="click_archive_app_time_idx"),
+            models.Index(fields=["link_id", "clicked_at"], name="click_archive_link_time_idx",
+                         condition=models.Q(link_id__isnull=False)),
         ]
 
 
@@ -94,6 +99,11 @@ class Install(models.Model):
     ad = models.CharField(max_length=255, null=True, blank=True)
     click_id = models.UUIDField(null=True, blank=True)
     attributed_touch_time = models.DateTimeField(null=True, blank=True)
+    # The short link of the winning click, and the deep link it carried when the install was
+    # attributed ({value, params, link_id}): what the app's first launch opens, the same on
+    # every repeat of the install call whatever happens to the link later.
+    link_id = models.UUIDField(null=True, blank=True)
+    deep_link = models.JSONField(null=True, blank=True)
     # Why this verdict: method, score, matched factors, candidates and why each lost.
     decision = models.JSONField(default=dict)
 
@@ -104,6 +114,8 @@ class Install(models.Model):
         ]
         indexes = [
             models.Index(fields=["app", "installed_at"], name="install_app_time_idx"),
+            models.Index(fields=["link_id", "installed_at"], name="install_link_time_idx",
+                         condition=models.Q(link_id__isnull=False)),
         ]
 
     def __str__(self) -> str:

@@ -50,6 +50,7 @@ class ClickInput:
     user_agent: str
     accept_language: str
     clicked_at: datetime
+    link_id: uuid.UUID | None = None
 
 
 def click_record(*, click: ClickInput) -> uuid.UUID:
@@ -76,6 +77,7 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
         "device_model": device.device_model,
         "fingerprint": fingerprint.click_fingerprint(click.ip or "", user_agent),
         "clicked_at": click.clicked_at,
+        "link_id": click.link_id,
     }
     sql.click_insert(values)
     return values["id"]
@@ -150,6 +152,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         is_organic=verdict.is_organic, media_source=verdict.media_source,
         campaign_id=verdict.campaign_id, adset=verdict.adset, ad=verdict.ad,
         click_id=verdict.click.id if verdict.click else None,
+        link_id=verdict.click.link_id if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
     )
     # One statement writes the install and what its subscribers add (delivery rows).

@@ -32,7 +32,8 @@ def _postgresql() -> bool:
 
 CLICK_COLUMNS = ("id", "app_id", "campaign_id", "media_source", "adset", "ad",
                  "advertising_id", "ip", "ip_prefix", "user_agent", "accept_language",
-                 "os_family", "os_version", "device_model", "fingerprint", "clicked_at")
+                 "os_family", "os_version", "device_model", "fingerprint", "clicked_at",
+                 "link_id")
 _COLUMNS = ", ".join(CLICK_COLUMNS)
 _HOT = (f"hot AS (INSERT INTO {Click._meta.db_table} ({_COLUMNS}) "
         f"VALUES ({', '.join(['%s'] * len(CLICK_COLUMNS))}) RETURNING {_COLUMNS})")
@@ -65,7 +66,7 @@ def click_insert(values: dict) -> None:
 
 CANDIDATE_FIELDS = ("id", "clicked_at", "media_source", "campaign_id", "adset", "ad",
                     "advertising_id", "ip", "fingerprint", "os_family", "os_version",
-                    "device_model", "accept_language")
+                    "device_model", "accept_language", "link_id")
 MAX_DEVICE_CANDIDATES = 20
 MAX_NETWORK_CANDIDATES = 50
 
@@ -87,10 +88,11 @@ def _candidates(rows) -> list[ClickCandidate]:
 
 _CANDIDATE_COLUMNS = ("id, clicked_at, media_source, campaign_id, adset, ad, advertising_id, "
                       "host(ip), fingerprint, os_family, os_version, device_model, "
-                      "accept_language")
+                      "accept_language, link_id")
 _INSTALL_PART = (
     f"SELECT 'install', id, NULL::timestamptz, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-    f" NULL, NULL, NULL FROM {Install._meta.db_table} WHERE app_id = %s AND device_id = %s")
+    f" NULL, NULL, NULL, NULL::uuid FROM {Install._meta.db_table} "
+    "WHERE app_id = %s AND device_id = %s")
 _REFERRER_PART = (f"SELECT 'referrer', {_CANDIDATE_COLUMNS} FROM {Click._meta.db_table} "
                   "WHERE app_id = %s AND id = %s")
 _DEVICE_PART = (f"(SELECT 'device', {_CANDIDATE_COLUMNS} FROM {Click._meta.db_table} "

@@ -28,6 +28,7 @@ class ClickCandidate(NamedTuple):
     os_version: str = ""
     device_model: str = ""
     accept_language: str = ""
+    link_id: uuid.UUID | None = None  # the short link the click came through
 
 
 @dataclass(frozen=True)
