@@ -15,6 +15,7 @@ api_v1 = [
     path("", include("delivery.urls")),
     path("", include("tracking.urls")),
     path("", include("analytics.urls")),
+    path("", include("links.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 
@@ -27,6 +28,7 @@ def home(request):
 urlpatterns = [
     path("", home, name="home"),
     path("console/", include("console.urls")),
+    path("", include("links.follow")),
     path("api/v1/", include(api_v1)),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", health.healthz, name="healthz"),

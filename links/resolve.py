@@ -1,0 +1,3 @@
+"""Routes of this module (filled in by its author)."""
+
+urlpatterns: list = []
