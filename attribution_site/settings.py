@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from celery.schedules import crontab
@@ -216,6 +217,18 @@ DEFAULT_STORE_URLS = {
     "android": env.str("DEFAULT_ANDROID_STORE_URL", "https://play.google.com/store/apps"),
     "other": env.str("DEFAULT_STORE_URL", "https://play.google.com/store/apps"),
 }
+
+# --- Links (issue 13) -----------------------------------------------------------------------
+# The scheme and host of short links on the service's own host ({LINKS_BASE_URL}/l/{code}).
+# Unset: each API response builds it from the request's scheme and host.
+LINKS_BASE_URL = env.str("LINKS_BASE_URL").rstrip("/")
+if LINKS_BASE_URL:
+    _links_base = urlsplit(LINKS_BASE_URL)
+    if (_links_base.scheme not in ("http", "https") or not _links_base.hostname
+            or _links_base.path or _links_base.query or _links_base.fragment):
+        raise ImproperlyConfigured(
+            f"LINKS_BASE_URL must be an origin such as https://go.example.com, "
+            f"got {LINKS_BASE_URL!r}")
 
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
