@@ -157,6 +157,25 @@ def _event_batch_input_fast(data: dict) -> dict | None:
     return _with_optional_text(validated, data, {"device_id": 64})
 
 
+class DeepLinkResult(serializers.Serializer):
+    """What a short link tells the app to open (issue 13): the link's `deep_link_value`
+    (null when it sets none), its parameters and its id."""
+
+    value = serializers.CharField(allow_null=True)
+    params = serializers.DictField(child=serializers.CharField())
+    link_id = serializers.UUIDField()
+
+
+class ReengagementResult(serializers.Serializer):
+    reengagementId = serializers.UUIDField()  # noqa: N815 - the spec's camelCase
+    mediaSource = serializers.CharField(allow_null=True)  # noqa: N815
+    campaignId = serializers.CharField(allow_null=True)  # noqa: N815
+    attributedTouchTime = serializers.IntegerField()  # noqa: N815
+    deepLink = DeepLinkResult(allow_null=True, help_text=(  # noqa: N815
+        "The deep link of the re-engagement's click when it came through a short link, as "
+        "that link reads now; else null."))
+
+
 class AttributionResult(serializers.Serializer):
     matchType = serializers.CharField()  # noqa: N815 - the spec's field names
     confidence = serializers.FloatField()
@@ -165,6 +184,12 @@ class AttributionResult(serializers.Serializer):
     isOrganic = serializers.BooleanField()  # noqa: N815
     attributedTouchTime = serializers.IntegerField(allow_null=True)  # noqa: N815
     installId = serializers.UUIDField()  # noqa: N815
+    deepLink = DeepLinkResult(allow_null=True, help_text=(  # noqa: N815
+        "When the attributed click came through a short link: what the app opens on its first "
+        "launch, as the link read when the install was attributed (every repeat answers the "
+        "same, whatever happens to the link later). Else null."))
+    reengagement = ReengagementResult(required=False, help_text=(
+        "Only on a repeat that recorded a re-engagement (docs/decisions.md)."))
 
 
 class EventBatchResult(serializers.Serializer):
@@ -200,6 +225,10 @@ class InstallOutput(serializers.Serializer):
     ad = serializers.CharField(allow_null=True)
     click_id = serializers.UUIDField(allow_null=True)
     attributed_touch_time = serializers.DateTimeField(allow_null=True)
+    link_id = serializers.UUIDField(allow_null=True, help_text=(
+        "The short link the attributed click came through, if any."))
+    deep_link = DeepLinkResult(allow_null=True, help_text=(
+        "The deep link the install was answered with (a snapshot of the link then)."))
     decision = serializers.JSONField(help_text="The decision trail: method, score, factors, "
                                      "steps, and every candidate click with why it lost.")
     reengagements = ReengagementOutput(many=True)
@@ -215,4 +244,5 @@ def attribution_result(install) -> dict:
         "isOrganic": install.is_organic,
         "attributedTouchTime": int(touch.timestamp() * 1000) if touch else None,
         "installId": str(install.id),
+        "deepLink": install.deep_link,
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -83,6 +84,30 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
     return values["id"]
 
 
+# --- Deep links -----------------------------------------------------------------------------
+
+# What a short link tells the app to open ({value, params, link_id}), by the link's id: the
+# links app registers its reader at startup (links/apps.py). Tracking knows a click's link only
+# by id, and links already imports tracking to record the clicks its links bring, so a reader
+# handed in keeps the dependency one way and tracking whole without the links app (no link:
+# no deep link), as domain_events does for subscribers.
+DeepLinkReader = Callable[[uuid.UUID], dict | None]
+_deep_link_reader: DeepLinkReader | None = None
+
+
+def deep_link_reader_register(reader: DeepLinkReader | None) -> None:
+    """Use `reader` for the deep link of a link-borne click (None: links are not installed)."""
+    global _deep_link_reader
+    _deep_link_reader = reader
+
+
+def _deep_link(link_id: uuid.UUID | None) -> dict | None:
+    """The link's deep link now; only clicks that came through a link cost a lookup."""
+    if link_id is None or _deep_link_reader is None:
+        return None
+    return _deep_link_reader(link_id)
+
+
 # --- Installs -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -108,6 +133,9 @@ class InstallOutcome:
     install: Install
     created: bool
     reengagement: Reengagement | None = None
+    # The deep link of the re-engagement's click, when it came through a link (read now: the
+    # re-engagement is answered once, so nothing needs to keep it).
+    reengagement_deep_link: dict | None = None
 
 
 def install_signals(data: InstallReport, device_id: str | None) -> InstallSignals:
@@ -153,6 +181,9 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         campaign_id=verdict.campaign_id, adset=verdict.adset, ad=verdict.ad,
         click_id=verdict.click.id if verdict.click else None,
         link_id=verdict.click.link_id if verdict.click else None,
+        # A snapshot: every repeat answers what the first launch got, whatever the link's
+        # owner edits or deletes afterwards.
+        deep_link=_deep_link(verdict.click.link_id) if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
     )
     # One statement writes the install and what its subscribers add (delivery rows).
@@ -207,7 +238,8 @@ def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
                 original_media_source=install.media_source)])
     except IntegrityError:  # a concurrent repeat recorded this click already
         return InstallOutcome(install=install, created=False)
-    return InstallOutcome(install=install, created=False, reengagement=reengagement)
+    return InstallOutcome(install=install, created=False, reengagement=reengagement,
+                          reengagement_deep_link=_deep_link(verdict.click.link_id))
 
 
 # --- Events ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ hot paths asks which database it is on.
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -167,7 +168,7 @@ def clicks_for_network(*, app_id: uuid.UUID, ip_prefix: str, since: datetime,
 
 _REPEAT_FIELDS = ("id", "app_id", "device_id", "platform", "installed_at", "match_type",
                   "confidence", "is_organic", "media_source", "campaign_id",
-                  "attributed_touch_time")
+                  "attributed_touch_time", "deep_link")
 _REPEAT_SQL = (
     f"SELECT {', '.join(_REPEAT_FIELDS)}, (SELECT max(clicked_at) FROM "
     f"{Reengagement._meta.db_table} r WHERE r.install_id = i.id) "
@@ -180,7 +181,11 @@ def install_for_repeat(*, install_id: uuid.UUID) -> tuple[Install, datetime | No
     PostgreSQL, where the ORM takes three queries."""
     if _postgresql():
         [row] = prepared.fetch(_REPEAT_SQL, [install_id])
-        return Install.from_db(connection.alias, _REPEAT_FIELDS, row[:-1]), row[-1]
+        *values, deep_link, latest = row
+        # `from_db` takes converted values: Django's connection reads jsonb as text.
+        if isinstance(deep_link, str):
+            deep_link = json.loads(deep_link)
+        return Install.from_db(connection.alias, _REPEAT_FIELDS, (*values, deep_link)), latest
     install = Install.objects.only(*_REPEAT_FIELDS).get(id=install_id)
     return install, (Reengagement.objects.filter(install_id=install_id)
                      .order_by("-clicked_at").values_list("clicked_at", flat=True).first())

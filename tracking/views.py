@@ -124,7 +124,8 @@ class InstallReportView(SdkView):
                 "reengagementId": str(outcome.reengagement.id),
                 "mediaSource": outcome.reengagement.media_source,
                 "campaignId": outcome.reengagement.campaign_id,
-                "attributedTouchTime": int(touch.timestamp() * 1000)}
+                "attributedTouchTime": int(touch.timestamp() * 1000),
+                "deepLink": outcome.reengagement_deep_link}
         return Response(body, status=status.HTTP_201_CREATED if outcome.created
                         else status.HTTP_200_OK)
 

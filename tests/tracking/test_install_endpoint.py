@@ -53,7 +53,7 @@ def test_install_referrer_naming_our_click_is_a_100_match(api, sdk, app):
     assert data == {"matchType": "install_referrer", "confidence": 100.0,
                     "mediaSource": "facebook", "campaignId": "summer", "isOrganic": False,
                     "attributedTouchTime": int(click.clicked_at.timestamp() * 1000),
-                    "installId": data["installId"]}
+                    "installId": data["installId"], "deepLink": None}
     install = Install.objects.get(id=data["installId"])
     assert install.click_id == click.id and install.device_id == "gaid-9"
 

@@ -1,0 +1,88 @@
+"""Deep links (issue 13): what a link tells its app to open, `{value, params, link_id}`, and the
+app opens that come through a link.
+
+Deferred: tracking answers an install attributed to a link's click with this payload, read
+through `deep_link_for_link_id`, which links/apps.py hands to tracking at startup. Direct: an app
+opened through a universal link or app link resolves the URL it was opened with
+(POST /deeplinks/resolve, links/resolve.py) with `deep_link_open_record`, which also counts the
+open for the link's report (LinkOpen).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import unquote, urlsplit
+
+from links import lookup
+from links.models import Link, LinkOpen
+from tracking import attribution
+from tracking import selectors as tracking_selectors
+
+# The path of a link on the service's own host: /l/{code}.
+OWN_HOST_PREFIX = "/l/"
+
+
+def deep_link(link: Link) -> dict:
+    """The payload the app receives: JSON-ready, the same shape wherever it is answered."""
+    return _payload(link.id, link.deep_link_value, link.params)
+
+
+def _payload(link_id: uuid.UUID, value: str, params: dict | None) -> dict:
+    return {"value": value or None, "params": dict(params or {}), "link_id": str(link_id)}
+
+
+def deep_link_for_link_id(link_id: uuid.UUID) -> dict | None:
+    """The link's payload as it reads now, or None once the link is deleted. One primary-key
+    read: only installs whose click came through a link ask. An inactive or expired link still
+    answers: its click was made while it was live, and the install that followed is owed what
+    the visitor was promised."""
+    row = (Link.objects.filter(id=link_id)
+           .values_list("id", "deep_link_value", "params").first())
+    return _payload(*row) if row is not None else None
+
+
+def link_for_url(url: str) -> Link | None:
+    """The link an app was opened with: a link domain's `https://{host}/{code}`, or the
+    service's own `{host}/l/{code}` for any other host; the query and fragment are ignored."""
+    parts = urlsplit(url)
+    domain = lookup.link_domain_for_host(host=parts.hostname or "")
+    path = unquote(parts.path).rstrip("/")
+    if domain is None:
+        if not path.startswith(OWN_HOST_PREFIX):
+            return None
+        code = path[len(OWN_HOST_PREFIX):]
+    else:
+        code = path[1:]
+    if not code or "/" in code:
+        return None
+    return lookup.link_for_code(domain=domain, code=code)
+
+
+def link_is_live(link: Link, *, now: datetime) -> bool:
+    """Whether the link still serves: active and not past its expiry."""
+    return link.active and (link.expires_at is None or link.expires_at > now)
+
+
+@dataclass(frozen=True)
+class DeepLinkOpen:
+    link: Link
+    deep_link: dict
+    open_id: int
+
+
+def deep_link_open_record(*, app_id: uuid.UUID, url: str, device_id: str | None,
+                          now: datetime) -> DeepLinkOpen | None:
+    """Resolve the URL an app of `app_id` was opened with and record the open; None when it
+    names no live link of that app (unknown, another app's, inactive or expired), and then
+    nothing is recorded."""
+    link = link_for_url(url)
+    if link is None or link.app_id != app_id or not link_is_live(link, now=now):
+        return None
+    device_id = attribution.usable_device_id(device_id)
+    install = (tracking_selectors.install_for_device(app_id=app_id, device_id=device_id)
+               if device_id else None)
+    opened = LinkOpen.objects.create(link=link, app_id=app_id, device_id=device_id,
+                                     install_id=install.id if install else None, opened_at=now)
+    return DeepLinkOpen(link=link, deep_link=deep_link(link), open_id=opened.id)
