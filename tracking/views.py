@@ -61,6 +61,28 @@ def _query_params(request) -> dict[str, str]:
     return dict(parse_qsl(text, keep_blank_values=True))
 
 
+def click_from_request(request, *, app_id: uuid.UUID, campaign_id: str, media_source: str,
+                       adset: str, ad: str, advertising_id: str | None,
+                       link_id: uuid.UUID | None = None) -> uuid.UUID | None:
+    """Record the click this request makes (its address, User-Agent and language) within the
+    app's click rate limit; the click's id, or None when it was not recorded. Never raises:
+    the visitor is sent on whatever happens here. Shared by /clicks and links (links/follow.py),
+    so both count a click the same way."""
+    try:
+        if fixed_window_hit(f"clicks:{app_id}", limit=settings.CLICK_RATE_LIMIT_PER_APP):
+            logger.warning("click rate limit reached for app %s; click not recorded", app_id)
+            return None
+        return services.click_record(click=services.ClickInput(
+            app_id=app_id, campaign_id=campaign_id, media_source=media_source, adset=adset,
+            ad=ad, advertising_id=advertising_id, ip=request_client_ip(request) or None,
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+            clicked_at=timezone.now(), link_id=link_id))
+    except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here
+        logger.exception("click not recorded for app %s", app_id)
+        return None
+
+
 @require_http_methods(["GET", "HEAD"])
 def click_redirect(request):
     """Record the click (when the app is known) and redirect; never an error page."""
@@ -72,20 +94,13 @@ def click_redirect(request):
     click_id = None
     try:
         app = app_selectors.app_target(app_id=app_id) if app_id else None
-        if app is not None and request.method == "GET":
-            if fixed_window_hit(f"clicks:{app.id}", limit=settings.CLICK_RATE_LIMIT_PER_APP):
-                logger.warning("click rate limit reached for app %s; click not recorded",
-                               app.id)
-            else:
-                click_id = services.click_record(click=services.ClickInput(
-                    app_id=app.id, campaign_id=params.get("c", ""),
-                    media_source=params.get("pid", ""), adset=params.get("af_adset", ""),
-                    ad=params.get("af_ad", ""), advertising_id=params.get("advertising_id"),
-                    ip=request_client_ip(request) or None, user_agent=user_agent,
-                    accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
-                    clicked_at=timezone.now()))
     except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here
         logger.exception("click not recorded for app %s", app_id)
+    if app is not None and request.method == "GET":
+        click_id = click_from_request(
+            request, app_id=app.id, campaign_id=params.get("c", ""),
+            media_source=params.get("pid", ""), adset=params.get("af_adset", ""),
+            ad=params.get("af_ad", ""), advertising_id=params.get("advertising_id"))
 
     target = redirects.redirect_target(
         redirect_url=params.get("redirect_url"), device_platform=device.platform, app=app,
