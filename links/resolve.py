@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from django.urls import path
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -35,7 +36,13 @@ class DeepLinkResolveInput(serializers.Serializer):
 class DeepLinkResolveView(SdkView):
     @extend_schema(
         operation_id="deeplinks_resolve", request=DeepLinkResolveInput,
-        responses={200: inline_serializer("DeepLinkResolved", {"deepLink": DeepLinkResult()})},
+        responses={
+            200: inline_serializer("DeepLinkResolved", {"deepLink": DeepLinkResult()}),
+            # Error bodies: the schema hook puts the envelope here (attribution_site/api).
+            403: OpenApiResponse(OpenApiTypes.OBJECT, description="app_id is not the key's "
+                                 "app, or the key lacks the write permission"),
+            404: OpenApiResponse(OpenApiTypes.OBJECT, description="The URL names no live "
+                                 "link of this app")},
         description="Resolve the URL an app was opened with (universal link, app link) to its "
                     "link's deep link, and count the open as a re-engagement touch of the "
                     "link. 404 when the URL names no live link of the key's app.")

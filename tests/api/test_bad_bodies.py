@@ -17,14 +17,15 @@ BODIES = {
     "over-long values": '{"app_id":"' + "x" * 100 + '","platform":"ios","sdk_version":"1",'
                         '"device_id":"' + "d" * 500 + '"}',
 }
-PATHS = ["/api/v1/installs", "/api/v1/events", "/api/v1/apps", "/api/v1/auth/signup",
-         "/api/v1/auth/login", "/api/v1/postbacks", "/api/v1/webhooks", "/api/v1/costs"]
+SDK_PATHS = ("/api/v1/installs", "/api/v1/events", "/api/v1/deeplinks/resolve")
+PATHS = [*SDK_PATHS, "/api/v1/apps", "/api/v1/auth/signup", "/api/v1/auth/login",
+         "/api/v1/postbacks", "/api/v1/webhooks", "/api/v1/costs"]
 
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("name", BODIES)
 def test_bad_bodies_are_refused_in_the_envelope(api, owner_api, sdk_key, path, name):
-    client = api if path in ("/api/v1/installs", "/api/v1/events") else owner_api
+    client = api if path in SDK_PATHS else owner_api
     if client is api:
         client.credentials(HTTP_X_API_KEY=sdk_key)
     body = BODIES[name]
