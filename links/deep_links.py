@@ -10,6 +10,7 @@ open for the link's report (LinkOpen).
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,9 @@ from tracking import selectors as tracking_selectors
 
 # The path of a link on the service's own host: /l/{code}.
 OWN_HOST_PREFIX = "/l/"
+# What a code can be (issue 13: letters, digits, - and _; the column's 64): anything else names
+# no link, and is never sent to the database (PostgreSQL refuses a NUL in a parameter).
+CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def deep_link(link: Link) -> dict:
@@ -55,7 +59,7 @@ def link_for_url(url: str) -> Link | None:
         code = path[len(OWN_HOST_PREFIX):]
     else:
         code = path[1:]
-    if not code or "/" in code:
+    if not CODE.fullmatch(code):
         return None
     return lookup.link_for_code(domain=domain, code=code)
 

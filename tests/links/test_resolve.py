@@ -128,7 +128,8 @@ def test_an_unknown_code_is_not_found(sdk, app):
         "url": ["Names no active, unexpired link of this app."]}
 
 
-@pytest.mark.parametrize("path", ["/", "/l/", "/about", "/l/a/b", "/l/%00", "/l/%2Fx"])
+@pytest.mark.parametrize("path", ["/", "/l/", "/about", "/l/a/b", "/l/%00", "/l/%2Fx",
+                                  "/l/caf%C3%A9", "/l/" + "a" * 65, "/l/a%20b"])
 def test_a_url_that_is_not_a_link_is_not_found(sdk, app, path):
     make_link(app, code="a")
     assert_not_found(resolve(sdk, app, f"{SERVICE}{path}"))
