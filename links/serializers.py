@@ -46,7 +46,7 @@ class ParamsField(serializers.Field):
         "not_an_object": "Must be a JSON object of string values.",
         "too_many": f"At most {MAX_PARAMS} parameters.",
         "bad_key": f"Each key must be 1 to {MAX_PARAM_KEY} characters.",
-        "bad_value": "The value of {key!r} must be a string of at most "
+        "bad_value": "The value of {name!r} must be a string of at most "
                      f"{MAX_PARAM_VALUE} characters.",
     }
 
@@ -59,7 +59,7 @@ class ParamsField(serializers.Field):
             if not 1 <= len(key) <= MAX_PARAM_KEY:
                 self.fail("bad_key")
             if not isinstance(value, str) or len(value) > MAX_PARAM_VALUE:
-                self.fail("bad_value", key=key)
+                self.fail("bad_value", name=key)
         return dict(data)
 
     def to_representation(self, value):
