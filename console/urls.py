@@ -4,6 +4,7 @@ from django.urls import include, path
 
 app_name = "console"
 
-AREAS = ("auth", "apps", "reports", "installs", "keys", "deliveries", "costs", "link_builder")
+AREAS = ("auth", "apps", "reports", "installs", "keys", "deliveries", "costs", "link_builder",
+         "links")
 
 urlpatterns = [path("", include(f"console.views.{area}")) for area in AREAS]
