@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "attribution_site.api.middleware.ApiErrorEnvelopeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "attribution_site.api.hot_paths.HotPathMiddleware",
+    "links.middleware.LinkDomainMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -82,6 +83,11 @@ HOT_PATHS = {
     "clicks": (("GET", "HEAD"), False),
     "installs": (("POST",), True),
     "events": (("POST",), True),
+}
+# The same for URLs of one trailing argument, matched by prefix after the exact routes miss.
+# Following a link answers whatever host it arrives on (link domains are not in ALLOWED_HOSTS).
+HOT_PATH_PREFIXES = {
+    "links-follow": (("GET", "HEAD"), False),
 }
 
 ROOT_URLCONF = "attribution_site.urls"
