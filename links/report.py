@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.db.models.functions import TruncDate
 
 from links.models import LinkOpen
@@ -45,9 +45,16 @@ class LinkReport:
 
 def link_report(*, link_id: uuid.UUID, start: date, end: date) -> LinkReport:
     """Every day from `start` to `end` (inclusive, UTC), zero where nothing happened."""
+    counts = {name: {_as_date(day): n for day, n in rows}
+              for name, rows in report_queries(link_id=link_id, start=start, end=end).items()}
+    return report_assemble(link_id=link_id, start=start, end=end, counts=counts)
+
+
+def report_queries(*, link_id: uuid.UUID, start: date, end: date) -> dict[str, QuerySet]:
+    """(day, count) rows of each figure over the range, by figure name."""
     since = datetime.combine(start, time.min, tzinfo=UTC)
     until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
-    counts = {
+    return {
         "clicks": _per_day(ClickArchive.objects.filter(
             link_id=link_id, clicked_at__gte=since, clicked_at__lt=until), "clicked_at"),
         "installs": _per_day(Install.objects.filter(
@@ -55,7 +62,6 @@ def link_report(*, link_id: uuid.UUID, start: date, end: date) -> LinkReport:
         "deep_link_opens": _per_day(LinkOpen.objects.filter(
             link_id=link_id, opened_at__gte=since, opened_at__lt=until), "opened_at"),
     }
-    return report_assemble(link_id=link_id, start=start, end=end, counts=counts)
 
 
 def report_assemble(*, link_id: uuid.UUID, start: date, end: date,
@@ -70,10 +76,10 @@ def report_assemble(*, link_id: uuid.UUID, start: date, end: date,
     return LinkReport(link_id=link_id, start_date=start, end_date=end, totals=totals, days=days)
 
 
-def _per_day(rows, stamp: str) -> dict[date, int]:
+def _per_day(rows: QuerySet, stamp: str) -> QuerySet:
     # COUNT(*) needs no column outside the index, so PostgreSQL may answer from it alone.
-    return {_as_date(day): n for day, n in rows.annotate(day=TruncDate(stamp))
-            .values("day").annotate(n=Count("*")).values_list("day", "n").order_by()}
+    return (rows.annotate(day=TruncDate(stamp)).values("day").annotate(n=Count("*"))
+            .values_list("day", "n").order_by())
 
 
 def _as_date(value) -> date:
