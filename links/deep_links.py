@@ -10,12 +10,16 @@ open for the link's report (LinkOpen).
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import unquote, urlsplit
 
+from django.db import connection
+
+from attribution_site import prepared
 from links import lookup
 from links.models import Link, LinkOpen
 from tracking import attribution
@@ -37,14 +41,26 @@ def _payload(link_id: uuid.UUID, value: str, params: dict | None) -> dict:
     return {"value": value or None, "params": dict(params or {}), "link_id": str(link_id)}
 
 
+_DEEP_LINK_SQL = f"SELECT deep_link_value, params FROM {Link._meta.db_table} WHERE id = %s"
+
+
 def deep_link_for_link_id(link_id: uuid.UUID) -> dict | None:
-    """The link's payload as it reads now, or None once the link is deleted. One primary-key
-    read: only installs whose click came through a link ask. An inactive or expired link still
-    answers: its click was made while it was live, and the install that followed is owed what
-    the visitor was promised."""
-    row = (Link.objects.filter(id=link_id)
-           .values_list("id", "deep_link_value", "params").first())
-    return _payload(*row) if row is not None else None
+    """The link's payload as it reads now, or None once the link is deleted. Only installs
+    whose click came through a link ask, on the install path: one primary-key read, a prepared
+    statement on PostgreSQL (attribution_site/prepared.py) as the path's other reads are.
+
+    An inactive or expired link still answers: its click was made while it was live, and the
+    install that followed is owed what the visitor was promised."""
+    if connection.vendor == "postgresql":
+        rows = prepared.fetch(_DEEP_LINK_SQL, [link_id])
+        if not rows:
+            return None
+        value, params = rows[0]
+        # Django's connection reads jsonb as text; the ORM would decode it.
+        return _payload(link_id, value, json.loads(params) if isinstance(params, str)
+                        else params)
+    row = Link.objects.filter(id=link_id).values_list("deep_link_value", "params").first()
+    return _payload(link_id, *row) if row is not None else None
 
 
 def link_for_url(url: str) -> Link | None:

@@ -248,3 +248,16 @@ def test_the_dashboard_shows_an_installs_link_and_deep_link(sdk, app, owner_api)
 
     assert install["link_id"] == str(link.id)
     assert install["deep_link"] == expected_payload(link)
+
+
+def test_tracking_without_the_links_reader_answers_null_for_a_link_click(sdk, app, monkeypatch):
+    from tracking import services
+
+    monkeypatch.setattr(services, "_deep_link_reader", None)
+    link = make_link(app)
+    follow(link, advertising_id="gaid-16")
+
+    data = post_install(sdk, app, device_id="gaid-16").json()["data"]
+
+    assert (data["mediaSource"], data["deepLink"]) == ("newsletter", None)
+    assert Install.objects.get(id=data["installId"]).link_id == link.id
