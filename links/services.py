@@ -4,7 +4,8 @@ The rules that need the app or the organization live here: destinations are chec
 the app's own URL scheme (links/destinations.py), a link's domain must be one of the app's
 organization's, and codes are unique per link domain (the database's constraints decide a
 race; the loser is a 409 naming `code`). A link's app, code and domain never change: the short
-URL is what was printed and shared (docs/links.md).
+URL is what was printed and shared (docs/links.md). Every write tells the public side's caches
+(links/lookup.py: `link_changed`, `domain_changed`), so a change is followed at once.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
-from links import codes, destinations
+from links import codes, destinations, lookup
 from links.models import Link, LinkDomain
 
 # Destination fields and whether each may use the app's own scheme (links/destinations.py).
@@ -46,10 +47,12 @@ def link_create(*, app: App, domain_host: str | None = None, code: str | None = 
             link.code = code
             if not _insert(link):
                 raise Conflict(CODE_TAKEN, {"code": [CODE_TAKEN]})
+            lookup.link_changed(link_id=link.id)
             return link
         for _ in range(GENERATE_TRIES):
             link.code = codes.code_generate()
             if _insert(link):
+                lookup.link_changed(link_id=link.id)
                 return link
     raise RuntimeError(f"no free link code after {GENERATE_TRIES} tries")
 
@@ -64,20 +67,25 @@ def link_update(*, link: Link, changes: dict[str, Any]) -> Link:
     if changes:
         link.updated_at = timezone.now()
         link.save(update_fields=[*changes, "updated_at"])
+        lookup.link_changed(link_id=link.id)
     return link
 
 
 def link_delete(*, link: Link) -> None:
     """Delete the link and its recorded opens. Its clicks and installs keep their link id
     (they belong to the app's history and its source and campaign reports)."""
-    Link.objects.filter(id=link.id).delete()
+    with transaction.atomic():
+        Link.objects.filter(id=link.id).delete()
+        lookup.link_changed(link_id=link.id)
 
 
 def link_domain_create(*, organization_id: uuid.UUID, host: str,
                        service_hosts: set[str]) -> LinkDomain:
     """Register `host` (already lower-case and checked) for the organization. The service's
-    own host cannot be one: its /l/ links and API would then answer as that organization's."""
-    if host in service_hosts:
+    own hosts (`service_hosts`, and any named literally in ALLOWED_HOSTS, which the public side
+    never takes for a link domain) cannot be one: its /l/ links would answer as that
+    organization's, or the domain would never serve a link."""
+    if host in service_hosts or lookup.is_service_host(host):
         message = "This is the service's own host; links on it live at /l/{code}."
         raise ValidationFailed("Invalid input: host.", {"host": [message]})
     if LinkDomain.objects.filter(host=host).exists():
@@ -86,6 +94,7 @@ def link_domain_create(*, organization_id: uuid.UUID, host: str,
     try:
         with transaction.atomic():
             domain.save(force_insert=True)
+            lookup.domain_changed()
     except IntegrityError:
         raise Conflict(HOST_TAKEN, {"host": [HOST_TAKEN]}) from None
     return domain
@@ -103,6 +112,7 @@ def link_domain_delete(*, domain: LinkDomain) -> None:
             raise Conflict(f"{in_use} {noun} this domain; delete them first.",
                            {"link_count": in_use})
         LinkDomain.objects.filter(id=domain.id).delete()
+        lookup.domain_changed()
 
 
 def _check_destinations(*, app: App, fields: dict[str, Any]) -> None:

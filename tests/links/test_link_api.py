@@ -360,6 +360,20 @@ def test_a_deleted_links_code_can_be_chosen_again(owner_api, app):
     assert created(owner_api, app, code="promo")["code"] == "promo"
 
 
+@pytest.mark.redis
+def test_following_sees_a_change_at_once(owner_api, app, live_local_caches):
+    from links.lookup import link_target
+
+    link = created(owner_api, app, code="promo", web_url="https://example.com/a")
+    assert link_target(domain_id=None, code="promo").web_url == "https://example.com/a"
+    owner_api.put(f"{LINKS}/{link['id']}", {"web_url": "https://example.com/b", "active": False},
+                  format="json")
+    target = link_target(domain_id=None, code="promo")
+    assert (target.web_url, target.active) == ("https://example.com/b", False)
+    owner_api.delete(f"{LINKS}/{link['id']}")
+    assert link_target(domain_id=None, code="promo") is None
+
+
 def test_every_links_endpoint_is_in_the_schema(api):
     import json
 

@@ -56,8 +56,8 @@ def test_a_host_registered_anywhere_is_a_conflict(owner_api, outsider_api):
 
 def test_the_services_own_host_cannot_be_a_link_domain(owner_api, settings):
     settings.LINKS_BASE_URL = "https://attr.example.com"
-    settings.ALLOWED_HOSTS = ["testserver.example.com"]
-    for host in ("attr.example.com", "testserver.example.com"):
+    settings.ALLOWED_HOSTS = ["testserver.example.com", "api.attr.example.com"]
+    for host in ("attr.example.com", "testserver.example.com", "api.attr.example.com"):
         response = owner_api.post(DOMAINS, {"host": host}, format="json",
                                   HTTP_HOST="testserver.example.com")
         assert response.status_code == 400, host
