@@ -134,7 +134,7 @@ class LinkFormPage(LinksPage):
 
     def form(self, request, *, values, rows, problem=None, repeated=None, link=None,
              status=200):
-        fields = problem.fields if problem else {}
+        rows = [*rows, *[("", "")] * (MAX_PARAMS - len(rows))]
         param_rows = [{"index": index, "number": index + 1, "key": key, "value": value,
                        "errors": (repeated or {}).get(index, [])}
                       for index, (key, value) in enumerate(rows)]
@@ -143,7 +143,7 @@ class LinkFormPage(LinksPage):
         return render(request, self.template, self.context(
             values=values, problem=problem, link=link, creating=self.creating,
             param_rows=param_rows[:shown], more_param_rows=param_rows[shown:],
-            params_errors=fields.get("params", []), max_params=MAX_PARAMS,
+            max_params=MAX_PARAMS,
             defaults=self.default_destinations(),
             short_url=self.short_url(link) if link else None,
             domains=selectors.link_domains_for_organization(
@@ -188,7 +188,7 @@ class LinkEditPage(LinkFormPage):
         data = form_data(request.POST, EDIT_FIELDS, keep_empty=TEXT_FIELDS)
         params, repeated, rows = _params(request.POST)
         data["params"] = params  # every row emptied: no parameters any more
-        if data.get("expires_at") == _expiry_text(link):
+        if "expires_at" in data and data["expires_at"] == _expiry_text(link):
             # Unchanged (the field shows minutes only): not sent, so a link that has expired
             # meanwhile can still be edited without "Must be in the future".
             del data["expires_at"]
