@@ -200,6 +200,16 @@ def test_codes_are_unique_per_link_domain(owner_api, owner, app):
     assert Link.objects.filter(code="summer").count() == 3
 
 
+def test_a_generated_code_that_is_taken_is_drawn_again(owner_api, app, monkeypatch):
+    from links import codes
+
+    created(owner_api, app, code="taken77")
+    draws = iter(["taken77", "taken77", "fresh77"])
+    monkeypatch.setattr(codes, "code_generate", lambda: next(draws))
+    assert created(owner_api, app)["code"] == "fresh77"
+    assert Link.objects.count() == 2
+
+
 def test_codes_differ_by_case(owner_api, app):
     created(owner_api, app, code="Summer")
     assert created(owner_api, app, code="summer")["code"] == "summer"
