@@ -17,6 +17,7 @@ from attribution_site.api.fields import (
     StrictSerializer,
     refuse_immutable,
 )
+from links import association
 
 BUNDLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 PACKAGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
@@ -39,7 +40,46 @@ def _matches(pattern: re.Pattern, message: str):
     return check
 
 
-class AppCreateInput(StrictSerializer):
+class _LinkFields(serializers.Serializer):
+    """What the association files and the links' "Open" button need of an app (issue 13)."""
+
+    apple_team_id = StrictCharField(required=False, allow_null=True, max_length=32)
+    android_sha256_fingerprints = StrictListField(
+        child=StrictCharField(max_length=128), required=False,
+        max_length=association.MAX_FINGERPRINTS, error_messages={
+            "max_length": f"At most {association.MAX_FINGERPRINTS} fingerprints."})
+    url_scheme = StrictCharField(required=False, allow_null=True, max_length=64)
+
+    def validate_apple_team_id(self, value):
+        if value is None:
+            return None
+        value = value.strip().upper()
+        problem = association.team_id_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
+
+    def validate_android_sha256_fingerprints(self, value):
+        normalized = []
+        for index, item in enumerate(value):
+            fingerprint = association.fingerprint(item)
+            if fingerprint is None:
+                raise serializers.ValidationError(
+                    f"Item {index + 1}: must be a SHA-256 certificate fingerprint, 32 hex "
+                    "pairs separated by colons (AA:BB:...:FF).")
+            normalized.append(fingerprint)
+        return list(dict.fromkeys(normalized))
+
+    def validate_url_scheme(self, value):
+        if value is None:
+            return None
+        problem = association.url_scheme_problem(value.strip())
+        if problem:
+            raise serializers.ValidationError(problem)
+        return association.normalized_url_scheme(value.strip())
+
+
+class AppCreateInput(_LinkFields, StrictSerializer):
     name = StrictCharField(max_length=200)
     platform = serializers.ChoiceField(choices=Platform.values, error_messages={
         "invalid_choice": "Must be one of ios, android, web."})
@@ -62,7 +102,7 @@ class AppCreateInput(StrictSerializer):
         return attrs
 
 
-class AppUpdateInput(StrictSerializer):
+class AppUpdateInput(_LinkFields, StrictSerializer):
     name = StrictCharField(max_length=200, required=False)
     app_store_url = HttpUrlField(required=False, allow_null=True)
     play_store_url = HttpUrlField(required=False, allow_null=True)
@@ -84,6 +124,9 @@ class AppOutput(serializers.Serializer):
     domain = serializers.CharField(allow_null=True)
     app_store_url = serializers.CharField(allow_null=True)
     play_store_url = serializers.CharField(allow_null=True)
+    apple_team_id = serializers.CharField(allow_null=True)
+    android_sha256_fingerprints = serializers.ListField(child=serializers.CharField())
+    url_scheme = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 

@@ -20,10 +20,27 @@ from delivery import selectors as delivery_selectors
 
 CREATE_FIELDS = {"name": TEXT, "platform": TEXT, "bundle_id": TEXT, "apple_app_id": TEXT,
                  "package_name": TEXT, "domain": TEXT, "app_store_url": TEXT,
-                 "play_store_url": TEXT}
+                 "play_store_url": TEXT, "apple_team_id": TEXT, "url_scheme": TEXT}
+FINGERPRINTS = "android_sha256_fingerprints"
 NAME_MISMATCH = "Does not match the app's name; nothing was deleted."
 PLATFORMS = [("ios", "iOS"), ("android", "Android"), ("web", "Web")]
-UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE}
+UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE,
+                 "apple_team_id": NULLABLE, "url_scheme": NULLABLE}
+
+
+def with_fingerprints(data: dict, post) -> dict:
+    """The fingerprints textarea as the API's list: one per line or comma-separated; an
+    emptied box clears them."""
+    if FINGERPRINTS in post:
+        text = post.get(FINGERPRINTS, "").replace(",", "\n")
+        data[FINGERPRINTS] = [line.strip() for line in text.splitlines() if line.strip()]
+    return data
+
+
+def form_values(app) -> dict:
+    values = {name: getattr(app, name) or "" for name in CREATE_FIELDS}
+    values[FINGERPRINTS] = "\n".join(app.android_sha256_fingerprints or [])
+    return values
 
 
 class AppListPage(ConsolePage):
@@ -46,7 +63,7 @@ class AppCreatePage(ConsolePage):
                                                "platforms": PLATFORMS})
 
     def post(self, request):
-        data = form_data(request.POST, CREATE_FIELDS)
+        data = with_fingerprints(form_data(request.POST, CREATE_FIELDS), request.POST)
         try:
             app = services.app_create(organization_id=self.organization_id,
                                       **validated(AppCreateInput, data))
@@ -63,15 +80,17 @@ class AppEditPage(AppPage):
     section = "settings"
 
     def get(self, request, app_id):
-        values = {name: getattr(self.app, name) or "" for name in CREATE_FIELDS}
-        return render(request, self.template, self.context(values=values))
+        return render(request, self.template, self.context(values=form_values(self.app)))
 
     def post(self, request, app_id):
-        data = form_data(request.POST, UPDATE_FIELDS, keep_empty=("name",))
+        data = with_fingerprints(form_data(request.POST, UPDATE_FIELDS, keep_empty=("name",)),
+                                 request.POST)
         try:
             services.app_update(app=self.app, changes=validated(AppUpdateInput, data))
         except ApiError as error:
-            values = {**{name: getattr(self.app, name) or "" for name in CREATE_FIELDS}, **data}
+            values = {**form_values(self.app), **data}
+            if FINGERPRINTS in data:  # shown as typed
+                values[FINGERPRINTS] = request.POST.get(FINGERPRINTS, "")
             return render(request, self.template,
                           self.context(values=values, problem=FormProblem(error)),
                           status=error.status)
