@@ -121,6 +121,7 @@ def test_cached_links_follow_changes_in_every_process(client, app, domain, live_
         "https://three.example.com/")
     assert visit(client, "/renamed", user_agent=IPHONE_SAFARI)["Location"] == (
         "https://two.example.com/")
+    link_id = link.id
     link.delete()
-    lookup.link_changed(link_id=link.id)
+    lookup.link_changed(link_id=link_id)
     assert visit(client, "/renamed").status_code == 404
