@@ -144,7 +144,7 @@ class LinkFormPage(LinksPage):
             values=values, problem=problem, link=link, creating=self.creating,
             param_rows=param_rows[:shown], more_param_rows=param_rows[shown:],
             max_params=MAX_PARAMS,
-            defaults=self.default_destinations(),
+            hints={name: f"Empty: {url}" for name, url in self.default_destinations().items()},
             short_url=self.short_url(link) if link else None,
             domains=selectors.link_domains_for_organization(
                 organization_id=self.organization_id),
