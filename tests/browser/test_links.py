@@ -220,9 +220,9 @@ def test_a_link_built_in_the_console_sends_each_device_to_its_destination(
     row = page.get_by_role("row", name="Summer <b>sale</b>")
     expect(row).to_contain_text(short_url)
     expect(row).to_contain_text("instagram / summer")
+    screenshot("links-list")
     row.get_by_role("button", name=f"Copy {short_url}").click()
     assert page.evaluate("navigator.clipboard.readText()") == short_url
-    screenshot("links-list")
 
 
 def screenshot_path(screenshot, name: str):
