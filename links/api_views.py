@@ -23,7 +23,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
 from apps_registry.scoping import OrganizationScopedView
-from attribution_site.api.exceptions import NotFound, ValidationFailed
+from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import MAX_LIMIT
 from links import qr, report, selectors, services
 from links.models import Link
@@ -37,6 +37,7 @@ from links.serializers import (
     LinkUpdateInput,
     link_short_url,
     list_cursor,
+    own_origin,
     parse_list_query,
 )
 
@@ -53,8 +54,7 @@ LINK_BODY = inline_serializer("LinkBody", {"link": LinkOutput()})
 
 class LinkView(OrganizationScopedView):
     def own_origin(self) -> str:
-        """Scheme and host of links on the service's own host: LINKS_BASE_URL when set."""
-        return settings.LINKS_BASE_URL or f"{self.request.scheme}://{self.request.get_host()}"
+        return own_origin(self.request)
 
     def link_body(self, link: Link) -> dict:
         return LinkOutput(link, context={"own_origin": self.own_origin()}).data
@@ -155,31 +155,13 @@ class LinkQrView(LinkView):
                                                 description="The short URL as a PNG."),
             404: NOT_FOUND})
     def get(self, request, link_id):
-        image_format, size = _qr_query(request.query_params)
+        image_format, size = qr.qr_options(request.query_params)
         link = self.get_link(link_id)
         image = qr.qr_image(url=link_short_url(link, own_origin=self.own_origin()),
                             image_format=image_format, size=size)
         response = HttpResponse(image.content, content_type=image.content_type)
         response["Content-Disposition"] = f'inline; filename="link-{link.code}.{image.extension}"'
         return response
-
-
-def _qr_query(params) -> tuple[str, int]:
-    errors: dict[str, list[str]] = {}
-    image_format = params.get("format") or qr.DEFAULT_FORMAT
-    if image_format not in qr.FORMATS:
-        errors["format"] = [f"Must be one of {', '.join(qr.FORMATS)}."]
-    size = qr.DEFAULT_SIZE
-    raw = params.get("size")
-    if raw:
-        range_message = f"Must be an integer from {qr.MIN_SIZE} to {qr.MAX_SIZE}."
-        if not raw.isascii() or not raw.isdigit() or not qr.MIN_SIZE <= int(raw) <= qr.MAX_SIZE:
-            errors["size"] = [range_message]
-        else:
-            size = int(raw)
-    if errors:
-        raise ValidationFailed("Invalid input: " + ", ".join(errors) + ".", errors)
-    return image_format, size
 
 
 class LinkReportView(LinkView):

@@ -23,10 +23,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from links.destinations import NEVER_APP_SCHEMES, SCHEME
+
 HANDLE_ALL_URLS = "delegate_permission/common.handle_all_urls"
 TEAM_ID = re.compile(r"[A-Z0-9]{10}")
 FINGERPRINT = re.compile(r"[0-9A-F]{2}(:[0-9A-F]{2}){31}")
-URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 MAX_FINGERPRINTS = 10
 
 
@@ -90,12 +91,10 @@ def fingerprint(value: str) -> str | None:
 def url_scheme_problem(value: str) -> str | None:
     """RFC 3986 scheme syntax, and one an app may claim (not a web or browser scheme)."""
     bare = value.removesuffix("://").removesuffix(":")
-    if not URL_SCHEME.fullmatch(bare):
+    if not SCHEME.fullmatch(bare):
         return ("Must be a URL scheme such as myapp: a letter, then letters, digits, "
                 "'+', '-' or '.'.")
-    if bare.lower() in {"http", "https", "javascript", "data", "vbscript", "file", "blob",
-                        "about", "intent", "content", "filesystem", "ftp", "ws", "wss",
-                        "mailto", "tel", "sms"}:
+    if bare.lower() in NEVER_APP_SCHEMES:
         return f"Cannot be {bare.lower()}: use the app's own scheme, such as myapp."
     return None
 

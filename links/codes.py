@@ -30,6 +30,12 @@ INVALID_MESSAGE = (f"Must be {MIN_LENGTH} to {MAX_LENGTH} characters: letters, d
 RESERVED_MESSAGE = "This code is reserved: the service uses it as a path."
 
 
+def could_be_code(value: str) -> bool:
+    """Whether a string from a URL may name a link at all (every stored code fits: generated
+    and chosen codes alike), checked before any lookup so junk never reaches the database."""
+    return 0 < len(value) <= MAX_LENGTH and CHOSEN.fullmatch(value) is not None
+
+
 def code_generate() -> str:
     """A fresh random code (uniqueness is the caller's to check: it retries on a collision)."""
     return "".join(secrets.choice(GENERATED_ALPHABET) for _ in range(GENERATED_LENGTH))

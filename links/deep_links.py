@@ -11,7 +11,6 @@ open for the link's report (LinkOpen).
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 from django.db import connection
 
 from attribution_site import prepared
-from links import lookup
+from links import codes, lookup, routing
 from links.models import Link, LinkOpen
 from tracking import attribution
 from tracking import selectors as tracking_selectors
@@ -29,7 +28,6 @@ from tracking import selectors as tracking_selectors
 OWN_HOST_PREFIX = "/l/"
 # What a code can be (issue 13: letters, digits, - and _; the column's 64): anything else names
 # no link, and is never sent to the database (PostgreSQL refuses a NUL in a parameter).
-CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def deep_link(link: Link) -> dict:
@@ -75,14 +73,15 @@ def link_for_url(url: str) -> Link | None:
         code = path[len(OWN_HOST_PREFIX):]
     else:
         code = path[1:]
-    if not CODE.fullmatch(code):
+    if not codes.could_be_code(code):
         return None
     return lookup.link_for_code(domain=domain, code=code)
 
 
 def link_is_live(link: Link, *, now: datetime) -> bool:
-    """Whether the link still serves: active and not past its expiry."""
-    return link.active and (link.expires_at is None or link.expires_at > now)
+    """Whether the link still serves, by the rule following it applies."""
+    return routing.link_state(active=link.active, expires_at=link.expires_at,
+                              now=now) == routing.LIVE
 
 
 @dataclass(frozen=True)

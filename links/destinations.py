@@ -19,9 +19,11 @@ from tracking.redirects import safe_redirect_url
 
 MAX_LENGTH = 2048
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
-# Schemes no app may claim as its own: each runs or reads something in the browser itself.
+# Schemes no app may claim as its own: each runs or reads something in the browser itself, or
+# belongs to the web or the phone (the app field's check and the destinations' share it).
 NEVER_APP_SCHEMES = frozenset({"javascript", "data", "vbscript", "file", "blob", "about",
-                               "http", "https", "intent", "content", "filesystem"})
+                               "http", "https", "intent", "content", "filesystem", "ftp", "ws",
+                               "wss", "mailto", "tel", "sms"})
 
 
 def app_scheme(url_scheme: str | None) -> str | None:

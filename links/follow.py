@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods
 from ua_parser import parse_device, parse_user_agent
 
 from apps_registry import selectors as app_selectors
-from links import association, lookup, routing
+from links import association, codes, lookup, routing
 from tracking.redirects import safe_redirect_url
 from tracking.useragent import MAX_PARSED_LENGTH, device_info
 from tracking.views import click_from_request
@@ -41,7 +41,7 @@ from tracking.views import click_from_request
 logger = logging.getLogger(__name__)
 
 # No script, style, frame or form: the pages are text and plain links.
-PAGE_POLICY = ("default-src 'none'; img-src 'self'; base-uri 'none'; form-action 'none'; "
+PAGE_POLICY = ("default-src 'none'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
                "frame-ancestors 'none'")
 AASA_PATH = "/.well-known/apple-app-site-association"
 ASSETLINKS_PATH = "/.well-known/assetlinks.json"
@@ -76,7 +76,7 @@ def follow_link(request, *, domain: lookup.DomainRecord | None, code: str) -> Ht
     now = timezone.now()
     try:
         link = lookup.link_target(domain_id=domain.id if domain else None,
-                                  code=code) if routing.is_code(code) else None
+                                  code=code) if codes.could_be_code(code) else None
         if link is not None and domain is not None and (
                 link.organization_id != domain.organization_id):
             link = None  # a domain serves its own organization's links only

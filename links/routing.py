@@ -22,12 +22,12 @@ marker is matched here.
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from links.destinations import app_scheme
 from tracking.redirects import (
     AppStores,
     default_target,
@@ -38,7 +38,6 @@ from tracking.redirects import (
 
 # The codes a link may have (links/codes.py validates them at save): anything else is unknown
 # without asking the database.
-CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 BROWSER, IN_APP_BROWSER, CRAWLER = "browser", "in_app_browser", "crawler"
 
@@ -65,10 +64,6 @@ class Destination:
     url: str
     # A Play Store URL whose referrer names the recorded click.
     carries_click: bool
-
-
-def is_code(value: str) -> bool:
-    return CODE.fullmatch(value) is not None
 
 
 def visitor_kind(*, browser_family: str, device_family: str, user_agent: str) -> str:
@@ -124,24 +119,9 @@ def app_open_url(*, device_platform: str, link: LinkDestinations,
     interstitial's "open in the app" button. None for http(s) destinations (the main button
     already goes there), for other schemes, and on other devices."""
     url = {"ios": link.ios_url, "android": link.android_url}.get(device_platform)
-    scheme = _scheme(url_scheme)
+    scheme = app_scheme(url_scheme)
     if not url or scheme is None or not url.lower().startswith(f"{scheme}://"):
         return None
     if any(ord(ch) < 0x20 or ord(ch) == 0x7F or ch in ' \\"<>' for ch in url):
         return None
     return url
-
-
-# Schemes that run or read something in the browser itself: never an app's.
-_NEVER_APP_SCHEMES = frozenset({"javascript", "data", "vbscript", "file", "blob", "about",
-                                "http", "https", "intent", "content", "filesystem"})
-_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
-
-
-def _scheme(url_scheme: str | None) -> str | None:
-    if not url_scheme:
-        return None
-    scheme = url_scheme.strip().removesuffix("//").removesuffix(":").lower()
-    if not _SCHEME.fullmatch(scheme) or scheme in _NEVER_APP_SCHEMES:
-        return None
-    return scheme

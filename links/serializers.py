@@ -12,6 +12,7 @@ import json
 import uuid
 from datetime import UTC, datetime
 
+from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -173,6 +174,12 @@ class LinkOutput(serializers.Serializer):
     @extend_schema_field({"type": "string", "format": "uri"})
     def get_short_url(self, link: Link) -> str:
         return link_short_url(link, own_origin=self.context["own_origin"])
+
+
+def own_origin(request) -> str:
+    """Scheme and host of links on the service's own host: LINKS_BASE_URL when set, else the
+    request's own (raises DisallowedHost for a host Django refuses)."""
+    return settings.LINKS_BASE_URL or f"{request.scheme}://{request.get_host()}"
 
 
 def link_short_url(link: Link, *, own_origin: str) -> str:

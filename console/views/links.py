@@ -26,13 +26,13 @@ from console.forms import BOOLEAN, NULLABLE, TEXT, FormProblem, form_data, valid
 from console.pages import AppPage
 from console.period import range_from_query
 from links import qr, report, routing, selectors, services
-from links.api_views import LinkView, _qr_query
 from links.serializers import (
     MAX_PARAMS,
     LinkCreateInput,
     LinkUpdateInput,
     link_short_url,
     list_cursor,
+    own_origin,
     parse_list_query,
 )
 
@@ -88,11 +88,7 @@ class LinksPage(AppPage):
 
     @property
     def own_origin(self) -> str:
-        # The links API's own rule (LINKS_BASE_URL, else this request's scheme and host), so a
-        # short URL reads the same in the console as in the API's responses.
-        view = LinkView()
-        view.request = self.request
-        return view.own_origin()
+        return own_origin(self.request)
 
     def short_url(self, link) -> str:
         return link_short_url(link, own_origin=self.own_origin)
@@ -232,7 +228,7 @@ class LinkQrPage(LinksPage):
     def get(self, request, app_id, link_id):
         link = self.get_link(link_id)
         try:
-            image_format, size = _qr_query(request.GET)
+            image_format, size = qr.qr_options(request.GET)
         except ApiError as error:
             return HttpResponse(f"{error.message} {error.details}", status=error.status,
                                 content_type="text/plain; charset=utf-8")

@@ -60,3 +60,10 @@ def test_a_link_on_the_services_own_host_lives_under_l():
 
 def test_codes_need_no_quoting_in_a_url():
     assert re.fullmatch(r"[A-Za-z0-9_-]+", codes.GENERATED_ALPHABET)
+
+
+@pytest.mark.parametrize("code,valid", [("summer", True), ("A-b_9", True), ("", False),
+                                        ("a b", False), ("a/b", False), ("é", False),
+                                        ("x" * 65, False)])
+def test_a_url_may_name_a_link_only_with_a_codes_characters(code, valid):
+    assert codes.could_be_code(code) is valid

@@ -114,13 +114,6 @@ def test_link_state_active_expired_inactive():
     assert routing.link_state(active=False, expires_at=None, now=now) == routing.INACTIVE
 
 
-@pytest.mark.parametrize("code,valid", [("summer", True), ("A-b_9", True), ("", False),
-                                        ("a b", False), ("a/b", False), ("é", False),
-                                        ("x" * 65, False)])
-def test_codes_are_letters_digits_dash_and_underscore(code, valid):
-    assert routing.is_code(code) is valid
-
-
 @pytest.mark.parametrize("name", IN_APP_BROWSERS)
 def test_in_app_browsers_are_recognized(name):
     assert visitor_kind(IN_APP_BROWSERS[name]) == routing.IN_APP_BROWSER
