@@ -34,6 +34,7 @@ from ua_parser import parse_device, parse_user_agent
 
 from apps_registry import selectors as app_selectors
 from links import association, codes, lookup, routing
+from links.serializers import own_origin
 from tracking.redirects import safe_redirect_url
 from tracking.useragent import MAX_PARSED_LENGTH, device_info
 from tracking.views import click_from_request
@@ -129,14 +130,12 @@ def visitor_kind(user_agent: str) -> str:
 
 def short_url(request, *, domain: lookup.DomainRecord | None, code: str) -> str | None:
     """The link's own URL for og:url; None when the request's host is not one we may name."""
-    if domain is not None:
-        return f"https://{domain.host}/{code}"
-    if settings.LINKS_BASE_URL:
-        return f"{settings.LINKS_BASE_URL}/l/{code}"
     try:
-        return f"{request.scheme}://{request.get_host()}/l/{code}"
+        origin = own_origin(request) if domain is None else ""
     except DisallowedHost:
         return None
+    return codes.short_url(code=code, domain_host=domain.host if domain else None,
+                           own_origin=origin)
 
 
 def preview_page(link: lookup.LinkTarget, *, url: str | None) -> HttpResponse:
