@@ -89,6 +89,7 @@ class Install(models.Model):
     device_model = models.CharField(max_length=128, blank=True, default="")
     ip = models.GenericIPAddressField(null=True, blank=True)
     user_agent = models.TextField(blank=True, default="")
+    att_status = models.CharField(max_length=16, blank=True, default="")
     installed_at = models.DateTimeField(default=now)
     match_type = models.CharField(max_length=32, choices=MatchType.choices)
     confidence = models.FloatField(default=0)

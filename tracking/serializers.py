@@ -14,6 +14,8 @@ from rest_framework import serializers
 from attribution_site.api.fields import StrictCharField, StrictUUIDField
 
 PLATFORMS = ("ios", "android", "web")
+# App Tracking Transparency, as iOS reports it (ATTrackingManager.AuthorizationStatus).
+ATT_STATUSES = ("authorized", "denied", "restricted", "not_determined")
 
 
 def _optional(max_length: int) -> StrictCharField:
@@ -45,10 +47,15 @@ class InstallInput(serializers.Serializer):
     language = _optional(64)
     os_version = _optional(64)
     device_model = _optional(128)
+    att_status = serializers.ChoiceField(
+        choices=ATT_STATUSES, required=False, allow_null=True, allow_blank=True,
+        error_messages={"invalid_choice": f"Must be one of {', '.join(ATT_STATUSES)}."})
+    attribution_token = _optional(4096)  # Apple's AdServices token
 
 
 _INSTALL_OPTIONAL = {"device_id": 64, "install_referrer": 4096, "screen_resolution": 32,
-                     "timezone": 64, "language": 64, "os_version": 64, "device_model": 128}
+                     "timezone": 64, "language": 64, "os_version": 64, "device_model": 128,
+                     "attribution_token": 4096}
 
 
 def _validated(data: dict, fast_check, serializer_class) -> dict:
@@ -83,6 +90,11 @@ def _install_input_fast(data: dict) -> dict | None:
     if not sdk_version:
         return None
     validated = {"app_id": app_id, "platform": platform, "sdk_version": sdk_version}
+    if "att_status" in data:
+        if data["att_status"] not in (*ATT_STATUSES, None, "") or (
+                data["att_status"] is not None and type(data["att_status"]) is not str):
+            return None
+        validated["att_status"] = data["att_status"]
     return _with_optional_text(validated, data, _INSTALL_OPTIONAL)
 
 

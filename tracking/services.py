@@ -126,6 +126,8 @@ class InstallReport:
     device_model: str = ""
     ip: str | None = None
     user_agent: str = ""
+    att_status: str = ""  # App Tracking Transparency on iOS; "" when the SDK did not say
+    attribution_token: str = ""  # Apple's AdServices token, exchanged after the install
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         timezone=_text(data.timezone, 64), language=_text(data.language, 64),
         os_version=_text(data.os_version, 64), device_model=_text(data.device_model, 128),
         ip=data.ip or None, user_agent=_text(data.user_agent, 1024), installed_at=now,
+        att_status=data.att_status,
         match_type=verdict.match_type, confidence=verdict.confidence,
         is_organic=verdict.is_organic, media_source=verdict.media_source,
         campaign_id=verdict.campaign_id, adset=verdict.adset, ad=verdict.ad,

@@ -129,6 +129,8 @@ class InstallReportView(SdkView):
                 timezone=data.get("timezone") or "", language=data.get("language") or "",
                 os_version=data.get("os_version") or "",
                 device_model=data.get("device_model") or "",
+                att_status=data.get("att_status") or "",
+                attribution_token=data.get("attribution_token") or "",
                 ip=request_client_ip(request) or None,
                 user_agent=request.META.get("HTTP_USER_AGENT", "")),
             now=timezone.now())
