@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "analytics",
     "links",
     "console",
+    "skan",
 ]
 
 MIDDLEWARE = [
