@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "links",
     "console",
     "skan",
+    "conversion",
 ]
 
 MIDDLEWARE = [
