@@ -35,7 +35,7 @@ class Postback(models.Model):
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE,
                             related_name="skan_postbacks")
     framework = models.CharField(max_length=20, choices=Framework.choices)
-    version = models.CharField(max_length=8)  # "2.0" ... "4.0"; AdAttributionKit: "1"
+    version = models.CharField(max_length=8)  # "2.0" ... "4.0"; AdAttributionKit has none: ""
     ad_network_id = models.CharField(max_length=255)
     transaction_id = models.CharField(max_length=64)
     # SKAdNetwork 4.0 and AdAttributionKit: 0, 1, 2 for the three conversion windows; earlier
@@ -77,6 +77,8 @@ class Postback(models.Model):
 class RefusalReason(models.TextChoices):
     BAD_SIGNATURE = "bad_signature"
     UNKNOWN_APP = "unknown_app"
+    # More than one app here claims the App Store id: counted for none, see docs/apple.md.
+    AMBIGUOUS_APP = "ambiguous_app"
     MALFORMED = "malformed"
     UNSUPPORTED_VERSION = "unsupported_version"
     DEVELOPMENT_KEY = "development_key"  # signed with Apple's development key, not accepted here
