@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "console",
     "skan",
     "conversion",
+    "apple_ads",
 ]
 
 MIDDLEWARE = [
@@ -190,6 +191,19 @@ DELIVERY_SWEEP_INTERVAL_SECONDS = env.int("DELIVERY_SWEEP_INTERVAL_SECONDS", 60,
 # work.
 CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"}}
 
+# --- Apple Ads ------------------------------------------------------------------------------
+# The AdServices attribution API that iOS installs' tokens are exchanged with (docs/apple.md).
+# An https URL; tests point it at a local stand-in (and REQUESTS_CA_BUNDLE at its CA).
+APPLE_ADS_API_URL = env.str("APPLE_ADS_API_URL", "https://api-adservices.apple.com/api/v1/")
+_apple = urlsplit(APPLE_ADS_API_URL)
+if _apple.scheme != "https" or not _apple.hostname or _apple.username or _apple.password:
+    raise ImproperlyConfigured("APPLE_ADS_API_URL must be an https URL without credentials, "
+                               f"got {APPLE_ADS_API_URL!r}")
+# Total budget of one call to Apple, in seconds.
+APPLE_ADS_TIMEOUT_SECONDS = env.int("APPLE_ADS_TIMEOUT_SECONDS", 10, minimum=1)
+# A pending claim this long past due is presumed to have lost its message and re-sent.
+APPLE_ADS_SWEEP_GRACE_SECONDS = env.int("APPLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
+
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -220,6 +234,9 @@ CLICK_RATE_LIMIT_PER_APP = env.int("CLICK_RATE_LIMIT_PER_APP", 100_000, minimum=
 # Clicks commit without waiting for the WAL flush (docs/decisions.md, "Clicks commit
 # asynchronously"); installs, events and deliveries always wait for it.
 CLICK_ASYNC_COMMIT = env.bool("CLICK_ASYNC_COMMIT", True)
+# Apple measurement (issue 14): count AdAttributionKit postbacks signed with Apple's development
+# keys (test postbacks anyone can make on a device). Off in production.
+SKAN_ACCEPT_DEVELOPMENT_POSTBACKS = env.bool("SKAN_ACCEPT_DEVELOPMENT_POSTBACKS", False)
 DEFAULT_STORE_URLS = {
     "ios": env.str("DEFAULT_IOS_STORE_URL", "https://apps.apple.com/"),
     "android": env.str("DEFAULT_ANDROID_STORE_URL", "https://play.google.com/store/apps"),
@@ -330,6 +347,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}},
     "tracking.prune_clicks": {
         "task": "tracking.prune_clicks", "schedule": crontab(hour=3, minute=17)},
+    "apple-ads-sweep": {
+        "task": "apple_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
 }
 
 # --- Logging --------------------------------------------------------------------------------
