@@ -18,6 +18,14 @@ class Platform(models.TextChoices):
     WEB = "web"
 
 
+class IosFingerprinting(models.TextChoices):
+    """Whether the fingerprint tier may attribute iOS installs without tracking consent
+    (tracking.attribution.fingerprint_allowed holds the rule; these are its values)."""
+
+    NEVER_WITHOUT_CONSENT = "never_without_consent", "Only with tracking consent (Apple's policy)"
+    ALWAYS = "always", "Always (Apple's policy forbids it: the app may be rejected)"
+
+
 class App(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE,
@@ -36,6 +44,9 @@ class App(models.Model):
     # The app's own URL scheme ("myapp" for myapp://...), the one non-http destination a link's
     # "Open" button may use.
     url_scheme = models.CharField(max_length=64, null=True, blank=True)
+    # Issue 14: the default follows Apple's App Tracking Transparency policy.
+    ios_fingerprinting = models.CharField(max_length=32, choices=IosFingerprinting.choices,
+                                          default=IosFingerprinting.NEVER_WITHOUT_CONSENT)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

@@ -19,13 +19,14 @@ KEY_CACHE_SECONDS = 300
 
 @dataclass(frozen=True)
 class AppTarget:
-    """What the click redirector needs to know of an app."""
+    """What the click redirector and the install path need to know of an app."""
 
     id: uuid.UUID
     platform: str
     app_store_url: str | None
     play_store_url: str | None
     domain: str | None
+    ios_fingerprinting: str  # the install waterfall's iOS policy (tracking/attribution.py)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ def app_for_organization(*, organization_id: uuid.UUID, app_id) -> App | None:
     )
 
 
-# The click redirector asks on every click; an app's store URLs change a few times in its life.
+# The click redirector asks on every click, the install path for every iOS install without
+# tracking consent; an app's store URLs and policy change a few times in its life.
 # Changes go through `app_target_changed` (services and admin), which drops the copy in every
 # process (attribution_site/local_cache.py).
 _app_targets = LocalCache("app-targets", ttl=30.0)
@@ -79,7 +81,8 @@ def app_target_changed(*, app_id: uuid.UUID) -> None:
 def _app_target_uncached(app_id: uuid.UUID) -> AppTarget | None:
     row = (
         App.objects.filter(id=app_id)
-        .values_list("id", "platform", "app_store_url", "play_store_url", "domain")
+        .values_list("id", "platform", "app_store_url", "play_store_url", "domain",
+                     "ios_fingerprinting")
         .first()
     )
     return AppTarget(*row) if row else None

@@ -7,7 +7,7 @@ import re
 from django.utils import timezone
 from rest_framework import serializers
 
-from apps_registry.models import Platform
+from apps_registry.models import IosFingerprinting, Platform
 from apps_registry.services import IDENTIFIER_FIELD, UPDATABLE_APP_FIELDS
 from attribution_site.api.fields import (
     HttpUrlField,
@@ -79,6 +79,12 @@ class _LinkFields(serializers.Serializer):
         return association.normalized_url_scheme(value.strip())
 
 
+def _ios_fingerprinting_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=IosFingerprinting.values, required=False,
+                                   error_messages={"invalid_choice": "Must be one of "
+                                                   f"{', '.join(IosFingerprinting.values)}."})
+
+
 class AppCreateInput(_LinkFields, StrictSerializer):
     name = StrictCharField(max_length=200)
     platform = serializers.ChoiceField(choices=Platform.values, error_messages={
@@ -89,6 +95,7 @@ class AppCreateInput(_LinkFields, StrictSerializer):
     domain = _pattern_field(DOMAIN, "Must be a host name such as app.example.com.")
     app_store_url = HttpUrlField(required=False, allow_null=True)
     play_store_url = HttpUrlField(required=False, allow_null=True)
+    ios_fingerprinting = _ios_fingerprinting_field()
 
     def validate(self, attrs):
         field = IDENTIFIER_FIELD[Platform(attrs["platform"])]
@@ -106,6 +113,7 @@ class AppUpdateInput(_LinkFields, StrictSerializer):
     name = StrictCharField(max_length=200, required=False)
     app_store_url = HttpUrlField(required=False, allow_null=True)
     play_store_url = HttpUrlField(required=False, allow_null=True)
+    ios_fingerprinting = _ios_fingerprinting_field()
 
     def to_internal_value(self, data):
         refuse_immutable(data, immutable=IMMUTABLE_APP_FIELDS, message=(
@@ -127,6 +135,7 @@ class AppOutput(serializers.Serializer):
     apple_team_id = serializers.CharField(allow_null=True)
     android_sha256_fingerprints = serializers.ListField(child=serializers.CharField())
     url_scheme = serializers.CharField(allow_null=True)
+    ios_fingerprinting = serializers.CharField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 

@@ -7,7 +7,8 @@ latest qualifying click wins, ties broken by the click id. Each tier's decision 
 plain values (`referrer_match`, `device_match`, `fingerprint_match`); `attribute` runs them in
 order and writes the trail: the method, its score and factors, and every candidate considered
 with why it lost. A device that installed already re-engages through a later click
-(`reengagement`). The rules in prose: docs/attribution.md.
+(`reengagement`). On iOS the fingerprint tier runs only with tracking consent unless the app's
+policy says otherwise (`fingerprint_allowed`, issue 14). The rules in prose: docs/attribution.md.
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ MAX_TRAIL_CANDIDATES = 25
 
 INSTALL_REFERRER, DEVICE_ID, FINGERPRINT, ORGANIC = (
     "install_referrer", "device_id", "fingerprint", "organic")
+
+# An app's iOS fingerprinting policy (App.ios_fingerprinting holds one of these). Apple's
+# App Review guidelines forbid fingerprinting a user who has not authorized tracking ("may be
+# rejected"), so the default follows Apple; `always` is the owner's explicit choice to run it.
+IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTING_ALWAYS = "never_without_consent", "always"
+IOS_FINGERPRINTING_POLICIES = (IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTING_ALWAYS)
+ATT_AUTHORIZED = "authorized"
+FINGERPRINT_SKIPPED = "fingerprint skipped: tracking not authorized"
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,24 @@ def usable_device_id(device_id: str | None) -> str | None:
     if cleaned in ZERO_DEVICE_IDS or set(cleaned) <= {"0", "-"}:
         return None
     return cleaned
+
+
+def tracking_authorized(signals: InstallSignals) -> bool:
+    """Whether the install may be tracked as Apple counts it. Only iOS asks (other platforms:
+    always true). An SDK that sends no `att_status` (older than the field) is believed only when
+    it sends a usable IDFA: iOS hands one out only after the user authorized tracking (and
+    before iOS 14.5, only without limit-ad-tracking), so no status and no IDFA is not consent."""
+    if signals.platform != "ios":
+        return True
+    if signals.att_status:
+        return signals.att_status == ATT_AUTHORIZED
+    return usable_device_id(signals.device_id) is not None
+
+
+def fingerprint_allowed(signals: InstallSignals, *, ios_fingerprinting: str) -> bool:
+    """Whether the fingerprint tier may run for this install under the app's policy; an unknown
+    policy value reads as the default, the side Apple's policy is on."""
+    return ios_fingerprinting == IOS_FINGERPRINTING_ALWAYS or tracking_authorized(signals)
 
 
 def _recency(click: ClickCandidate) -> tuple[datetime, str]:
@@ -165,15 +192,19 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
               referrer: ReferrerInfo | None, referrer_click: ClickCandidate | None,
               device_candidates: Sequence[ClickCandidate],
               fingerprint_candidates: Sequence[ClickCandidate],
+              ios_fingerprinting: str = IOS_FINGERPRINTING_WITH_CONSENT,
               window: timedelta = WINDOW) -> Verdict:
-    """First matching tier wins: referrer, device id, fingerprint, else organic."""
+    """First matching tier wins: referrer, device id, fingerprint (when `fingerprint_allowed`
+    under the app's `ios_fingerprinting` policy), else organic."""
     trail = _Trail(installed_at=installed_at, window=window)
     match = (_referrer_tier(trail, referrer, referrer_click,
                             later=[*device_candidates, *fingerprint_candidates])
-             or _device_tier(trail, signals, device_candidates, later=fingerprint_candidates)
-             or _fingerprint_tier(trail, signals, fingerprint_candidates)
-             or NO_MATCH)
-    return trail.verdict(match)
+             or _device_tier(trail, signals, device_candidates, later=fingerprint_candidates))
+    if match is None and not fingerprint_allowed(signals, ios_fingerprinting=ios_fingerprinting):
+        _fingerprint_skipped(trail, signals, fingerprint_candidates)
+    elif match is None:
+        match = _fingerprint_tier(trail, signals, fingerprint_candidates)
+    return trail.verdict(match or NO_MATCH)
 
 
 def _referrer_tier(trail: _Trail, referrer: ReferrerInfo | None,
@@ -236,6 +267,15 @@ def _fingerprint_tier(trail: _Trail, signals: InstallSignals,
     return match
 
 
+def _fingerprint_skipped(trail: _Trail, signals: InstallSignals,
+                         candidates: Sequence[ClickCandidate]) -> None:
+    """The tier did not run: its candidates were neither scored nor listed (nothing of them was
+    compared), only counted, so the owner sees what the policy may have cost this install."""
+    in_window = sum(_in_window(c, trail.installed_at, trail.window) for c in candidates)
+    trail.step(FINGERPRINT, FINGERPRINT_SKIPPED, att_status=signals.att_status or None,
+               network_clicks=in_window)
+
+
 def _why_fingerprint_lost(item: fingerprint.Scored) -> str:
     if item.score.disqualified:
         return item.score.disqualified
@@ -257,8 +297,8 @@ class _Trail:
         self.steps: list[dict] = []
         self.losers: list[dict] = []
 
-    def step(self, method: str, outcome: str) -> None:
-        self.steps.append({"method": method, "outcome": outcome})
+    def step(self, method: str, outcome: str, **details) -> None:
+        self.steps.append({"method": method, "outcome": outcome, **details})
 
     def lost(self, click: ClickCandidate, reason: str, **details) -> None:
         self.losers.append({**_describe(click), **details, "lost_because": reason})

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 
+from apps_registry import selectors as app_selectors
 from attribution_site import domain_events
 from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
@@ -151,6 +152,7 @@ def install_signals(data: InstallReport, device_id: str | None) -> InstallSignal
         os_version=os_version_of(data.os_version) or agent.os_version,
         device_model=data.device_model or agent.device_model,
         language=data.language,
+        att_status=data.att_status,
     )
 
 
@@ -166,10 +168,12 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         return _repeat_install(inputs.existing_install_id, device_clicks=inputs.device_clicks,
                                now=now)
 
+    signals = install_signals(data, device_id)
     verdict = attribution.attribute(
-        installed_at=now, signals=install_signals(data, device_id), referrer=referrer,
+        installed_at=now, signals=signals, referrer=referrer,
         referrer_click=inputs.referrer_click, device_candidates=inputs.device_clicks,
-        fingerprint_candidates=inputs.network_clicks)
+        fingerprint_candidates=inputs.network_clicks,
+        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals))
     install = Install(
         app_id=data.app_id, device_id=device_id, platform=data.platform,
         sdk_version=_text(data.sdk_version, 64),
@@ -202,6 +206,15 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
             raise
         return InstallOutcome(install=existing, created=False)
     return InstallOutcome(install=install, created=True)
+
+
+def _ios_fingerprinting(app_id: uuid.UUID, signals: InstallSignals) -> str:
+    """The app's policy, read only when it can matter (an iOS install without tracking
+    consent), from the process's copy of the app (no query with Redis up)."""
+    if attribution.tracking_authorized(signals):
+        return attribution.IOS_FINGERPRINTING_WITH_CONSENT  # not consulted for this install
+    target = app_selectors.app_target(app_id=app_id)
+    return target.ios_fingerprinting if target else attribution.IOS_FINGERPRINTING_WITH_CONSENT
 
 
 def _install_attributed(install: Install) -> domain_events.InstallAttributed:

@@ -20,6 +20,7 @@ from tracking import fingerprint
 from tracking.attribution import (
     DEVICE_ID,
     FINGERPRINT,
+    FINGERPRINT_SKIPPED,
     INSTALL_REFERRER,
     MAX_TRAIL_CANDIDATES,
     ORGANIC,
@@ -52,6 +53,15 @@ ORGANIC_CLAUSES = {
     (DEVICE_ID, "no usable device id"): "no usable device id",
     (DEVICE_ID, "no click with this device id"): "no click with this device id",
     (FINGERPRINT, "no click from this network"): "fingerprint: no click from this network",
+    (FINGERPRINT, FINGERPRINT_SKIPPED): FINGERPRINT_SKIPPED,
+}
+# Why an iOS install was not tracking-authorized, by the App Tracking Transparency status the
+# SDK sent (None: it sent none, and no IDFA either).
+ATT_WORDS = {
+    "denied": "the user denied tracking",
+    "restricted": "tracking is restricted on this device",
+    "not_determined": "the user had not been asked to allow tracking yet",
+    None: "the SDK sent no tracking status and no IDFA",
 }
 LOST_REASONS = {
     "device id matched first": "the device id matched another click first",
@@ -208,7 +218,24 @@ def _step_sentence(step: Mapping, decision: Mapping, losers: list[Mapping], day:
                 f"{_number(decision.get('score'))}.")
     if method == FINGERPRINT and outcome == "no click scored 60 or more":
         return _capital(_fingerprint_scores(losers)) + "."
+    if method == FINGERPRINT and outcome == FINGERPRINT_SKIPPED:
+        return _skipped_sentence(step)
     return _capital(outcome) + "."
+
+
+def _skipped_sentence(step: Mapping) -> str:
+    """'Skipped: tracking not authorized (the user denied tracking), and the app does not
+    fingerprint iOS installs without consent, as Apple's policy asks; 2 clicks from this
+    install's network were not compared.'"""
+    status = step.get("att_status")
+    why = ATT_WORDS.get(status, f"tracking status {status}")
+    sentence = (f"Skipped: tracking not authorized ({why}), and the app does not fingerprint "
+                "iOS installs without consent, as Apple's policy asks")
+    count = step.get("network_clicks")
+    if isinstance(count, int) and count > 0:
+        verb = "was" if count == 1 else "were"
+        sentence += f"; {_clicks(count)} from this install's network {verb} not compared"
+    return sentence + "."
 
 
 # --- Evidence -------------------------------------------------------------------------------

@@ -40,3 +40,4 @@ class InstallSignals:
     os_version: str = ""
     device_model: str = ""
     language: str = ""
+    att_status: str = ""  # iOS App Tracking Transparency as the SDK sent it; "" when it did not

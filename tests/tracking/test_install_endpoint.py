@@ -278,7 +278,8 @@ def test_an_oversized_body_is_rejected(sdk, app, settings):
     assert "body" in response.json()["error"]["details"]
 
 
-def test_iphone_click_matches_ios_install_by_fingerprint(api, sdk_key, owner):
+def test_iphone_click_matches_ios_install_by_fingerprint_with_tracking_consent(api, sdk_key,
+                                                                               owner):
     ios = AppFactory(organization=owner.organization, platform="ios", package_name=None,
                      bundle_id="com.example.ios")
     from rest_framework.test import APIClient
@@ -287,7 +288,8 @@ def test_iphone_click_matches_ios_install_by_fingerprint(api, sdk_key, owner):
     client.credentials(HTTP_X_API_KEY=issue_key(ios))
     click_through(api, ios, user_agent=IPHONE_SAFARI, pid="snap")
     response = client.post("/api/v1/installs", install_body(
-        ios, platform="ios", os_version="17.2", device_model="iPhone15,2", language="en-US"),
+        ios, platform="ios", os_version="17.2", device_model="iPhone15,2", language="en-US",
+        att_status="authorized"),
         format="json", HTTP_USER_AGENT="MyApp/1.0 CFNetwork/1474 Darwin/23.0.0",
         REMOTE_ADDR=PUBLIC_IP)
     data = response.json()["data"]
