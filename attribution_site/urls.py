@@ -29,6 +29,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("console/", include("console.urls")),
     path("", include("links.follow")),
+    path("", include("skan.urls")),  # Apple's well-known postback paths
     path("api/v1/", include(api_v1)),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", health.healthz, name="healthz"),
