@@ -1,0 +1,37 @@
+"""Reads for Apple measurement (issue 14): the media source name of an ad network id, for the
+SKAdNetwork reports, and the postbacks of an app."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from skan.models import AdNetwork, AppAdNetworkName, Postback
+
+
+def media_source_for(*, app_id, ad_network_id: str) -> str:
+    """The app's own name for the network, else the shared table's, else the id itself (so a
+    network nobody has named still shows as something a reader can look up)."""
+    network_id = ad_network_id.strip().lower()
+    own = AppAdNetworkName.objects.filter(app_id=app_id, network_id=network_id).values_list(
+        "name", flat=True).first()
+    if own:
+        return own
+    shared = AdNetwork.objects.filter(network_id=network_id).values_list(
+        "name", flat=True).first()
+    return shared or network_id
+
+
+def media_sources_for(*, app_id) -> dict[str, str]:
+    """Every named network id for one app, the app's own names winning: one query per table,
+    for reports that name many rows at once (ids absent here show as themselves)."""
+    names = dict(AdNetwork.objects.values_list("network_id", "name"))
+    names.update(AppAdNetworkName.objects.filter(app_id=app_id).values_list("network_id", "name"))
+    return names
+
+
+def app_ad_network_names(*, app_id) -> QuerySet[AppAdNetworkName]:
+    return AppAdNetworkName.objects.filter(app_id=app_id).order_by("network_id")
+
+
+def postbacks_of_app(*, app_id) -> QuerySet[Postback]:
+    return Postback.objects.filter(app_id=app_id).order_by("-received_at")
