@@ -16,6 +16,7 @@ api_v1 = [
     path("", include("tracking.urls")),
     path("", include("analytics.urls")),
     path("", include("links.urls")),
+    path("", include("conversion.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 
