@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import path
 
 from apps_registry import selectors, services
+from apps_registry.models import IosFingerprinting
 from apps_registry.serializers import AppCreateInput, AppUpdateInput
 from attribution_site.api.exceptions import ApiError
 from console.forms import NULLABLE, TEXT, FormProblem, form_data, validated
@@ -20,12 +21,15 @@ from delivery import selectors as delivery_selectors
 
 CREATE_FIELDS = {"name": TEXT, "platform": TEXT, "bundle_id": TEXT, "apple_app_id": TEXT,
                  "package_name": TEXT, "domain": TEXT, "app_store_url": TEXT,
-                 "play_store_url": TEXT, "apple_team_id": TEXT, "url_scheme": TEXT}
+                 "play_store_url": TEXT, "apple_team_id": TEXT, "url_scheme": TEXT,
+                 "ios_fingerprinting": TEXT}
 FINGERPRINTS = "android_sha256_fingerprints"
 NAME_MISMATCH = "Does not match the app's name; nothing was deleted."
 PLATFORMS = [("ios", "iOS"), ("android", "Android"), ("web", "Web")]
 UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE,
-                 "apple_team_id": NULLABLE, "url_scheme": NULLABLE}
+                 "apple_team_id": NULLABLE, "url_scheme": NULLABLE, "ios_fingerprinting": TEXT}
+# The policy's choices as the form's select shows them (issue 14).
+IOS_FINGERPRINTING = IosFingerprinting.choices
 
 
 def with_fingerprints(data: dict, post) -> dict:
@@ -58,9 +62,11 @@ class AppCreatePage(ConsolePage):
     template = "console/apps/form.html"
 
     def get(self, request):
-        return render(request, self.template, {"values": {"platform": "android"},
-                                               "apps": self.apps(), "creating": True,
-                                               "platforms": PLATFORMS})
+        return render(request, self.template, {
+            "values": {"platform": "android",
+                       "ios_fingerprinting": IosFingerprinting.NEVER_WITHOUT_CONSENT},
+            "apps": self.apps(), "creating": True, "platforms": PLATFORMS,
+            "ios_fingerprinting": IOS_FINGERPRINTING})
 
     def post(self, request):
         data = with_fingerprints(form_data(request.POST, CREATE_FIELDS), request.POST)
@@ -70,7 +76,8 @@ class AppCreatePage(ConsolePage):
         except ApiError as error:
             return render(request, self.template,
                           {"values": data, "problem": FormProblem(error), "apps": self.apps(),
-                           "creating": True, "platforms": PLATFORMS}, status=error.status)
+                           "creating": True, "platforms": PLATFORMS,
+                           "ios_fingerprinting": IOS_FINGERPRINTING}, status=error.status)
         messages.success(request, f"Created {app.name}. Next: create an API key for its SDK.")
         return redirect("console:overview", app_id=app.id)
 
@@ -78,6 +85,9 @@ class AppCreatePage(ConsolePage):
 class AppEditPage(AppPage):
     template = "console/apps/form.html"
     section = "settings"
+
+    def context(self, **extra) -> dict:
+        return super().context(ios_fingerprinting=IOS_FINGERPRINTING, **extra)
 
     def get(self, request, app_id):
         return render(request, self.template, self.context(values=form_values(self.app)))

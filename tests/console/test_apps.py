@@ -121,3 +121,45 @@ def test_an_app_name_is_shown_as_text(console, owner):
     html = console.get("/console/").content.decode()
     assert_shown_as_text(html)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_ios_fingerprinting_policy_is_a_labelled_select_on_apples_side_by_default(
+        console, app):
+    html = console.get(f"/console/apps/{app.id}/settings").content.decode()
+    assert '<label for="id_ios_fingerprinting">' in html
+    assert ('<option value="never_without_consent" selected>Only with tracking consent '
+            "(Apple&#x27;s policy)</option>") in html
+    new_form = console.get("/console/apps/new").content.decode()
+    assert '<option value="never_without_consent" selected>' in new_form
+
+
+def test_an_owner_can_choose_to_fingerprint_always_and_back(console, app):
+    response = console.post(f"/console/apps/{app.id}/settings",
+                            {"name": app.name, "ios_fingerprinting": "always"})
+    assert response.status_code == 302
+    app.refresh_from_db()
+    assert app.ios_fingerprinting == "always"
+    html = console.get(f"/console/apps/{app.id}/settings").content.decode()
+    assert '<option value="always" selected>' in html
+    console.post(f"/console/apps/{app.id}/settings",
+                 {"name": app.name, "ios_fingerprinting": "never_without_consent"})
+    app.refresh_from_db()
+    assert app.ios_fingerprinting == "never_without_consent"
+
+
+def test_an_unknown_policy_is_refused_beside_the_select(console, app):
+    response = console.post(f"/console/apps/{app.id}/settings",
+                            {"name": app.name, "ios_fingerprinting": "sometimes"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="err_ios_fingerprinting"' in html
+    assert "Must be one of never_without_consent, always." in html
+    app.refresh_from_db()
+    assert app.ios_fingerprinting == "never_without_consent"
+
+
+def test_an_app_can_be_created_with_its_policy(console, owner):
+    console.post("/console/apps/new", {
+        "name": "Runner", "platform": "ios", "bundle_id": "com.acme.runner",
+        "ios_fingerprinting": "always"})
+    assert App.objects.get(bundle_id="com.acme.runner").ios_fingerprinting == "always"
