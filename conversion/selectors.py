@@ -17,6 +17,7 @@ from conversion import report, values
 from conversion.models import ConversionSchema
 from conversion.report import ArrivedPostback, SchemaVersion, SkanRow
 from skan.models import Postback  # read here, never written
+from skan.selectors import media_source_for
 
 
 def _version(row: ConversionSchema) -> SchemaVersion:
@@ -122,8 +123,6 @@ def postbacks_arrived(*, app_id: uuid.UUID, start: date, end: date) -> list[Arri
 
 def media_source_names(*, app_id: uuid.UUID, ad_network_ids: set[str]) -> dict[str, str]:
     """The media source name reports show for each ad network id (skan's mapping)."""
-    from skan.selectors import media_source_for
-
     return {network: media_source_for(app_id=app_id, ad_network_id=network)
             for network in ad_network_ids}
 
