@@ -117,6 +117,10 @@ class AdNetwork(models.Model):
     class Meta:
         ordering = ["name", "network_id"]
 
+    def save(self, *args, **kwargs):
+        self.network_id = self.network_id.strip().lower()  # postbacks are matched lower-case
+        super().save(*args, **kwargs)
+
     def __str__(self) -> str:
         return f"{self.network_id} → {self.name}"
 
@@ -135,6 +139,10 @@ class AppAdNetworkName(models.Model):
             models.UniqueConstraint(fields=["app", "network_id"],
                                     name="skan_app_ad_network_name_unique"),
         ]
+
+    def save(self, *args, **kwargs):
+        self.network_id = self.network_id.strip().lower()
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"{self.network_id} → {self.name}"
