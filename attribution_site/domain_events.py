@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -36,6 +36,34 @@ class InstallAttributed:
     installed_at: datetime
     click_id: uuid.UUID | None = None
     click_time: datetime | None = None
+    # Apple's AdServices token when the SDK sent one (apple_ads claims it); never in a repr,
+    # since it is a credential for a day.
+    attribution_token: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class InstallReattributed:
+    """A recorded install whose attribution changed after the fact: Apple's attribution API
+    said it came from Apple Ads (apple_ads). The values are the new attribution; `previous_*`
+    what the waterfall had decided."""
+
+    app_id: uuid.UUID
+    install_id: uuid.UUID
+    device_id: str | None
+    platform: str
+    media_source: str
+    campaign_id: str | None
+    adset: str | None
+    ad: str | None
+    match_type: str
+    confidence: float
+    installed_at: datetime
+    click_time: datetime | None
+    reattributed_at: datetime
+    previous_media_source: str | None
+    previous_campaign_id: str | None
+    previous_match_type: str
+    is_organic: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,7 +102,7 @@ class EventTracked(NamedTuple):
     campaign_id: str | None = None
 
 
-DomainEvent = InstallAttributed | InstallReengaged | EventTracked
+DomainEvent = InstallAttributed | InstallReattributed | InstallReengaged | EventTracked
 Handler = Callable[[Sequence[DomainEvent], WriteBatch], None]
 
 _subscribers: dict[type, list[Handler]] = {}

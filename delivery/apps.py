@@ -17,6 +17,7 @@ class DeliveryConfig(AppConfig):
 
         subscriptions = (
             (domain_events.InstallAttributed, services.deliveries_for_installs),
+            (domain_events.InstallReattributed, services.deliveries_for_reattributions),
             (domain_events.InstallReengaged, services.deliveries_for_reengagements),
             (domain_events.EventTracked, services.deliveries_for_events),
         )

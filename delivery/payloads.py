@@ -25,6 +25,11 @@ INSTALL = "install"
 EVENT = "event"
 REENGAGEMENT = "re-engagement"
 EVENT_TYPES = (INSTALL, EVENT, REENGAGEMENT)
+# An install's attribution corrected after the fact (Apple Ads, docs/apple.md). Not a type of
+# its own to subscribe to: it goes where the install went (configurations subscribed to
+# `install`), so nobody who counts installs misses the correction.
+REATTRIBUTION = "re-attribution"
+SUBSCRIBED_AS = {REATTRIBUTION: INSTALL}
 
 SPEC_MACROS = ("app_id", "device_id", "media_source", "campaign_id", "match_type",
                "install_time", "click_time", "confidence")
@@ -126,6 +131,34 @@ def reengagement_fact(event: Any) -> Fact:
     }
     return Fact(REENGAGEMENT, str(event.reengagement_id), str(event.app_id),
                 event.media_source, False, data, values)
+
+
+def reattribution_fact(event: Any) -> Fact:
+    """From an `InstallReattributed`: the install's new attribution, and what it had before."""
+    install_time = iso_utc(event.installed_at)
+    click_time = iso_utc(event.click_time)
+    reattributed = iso_utc(event.reattributed_at)
+    common = {
+        "app_id": str(event.app_id),
+        "install_id": str(event.install_id),
+        "device_id": event.device_id,
+        "platform": event.platform,
+        "media_source": event.media_source,
+        "campaign_id": event.campaign_id,
+        "match_type": event.match_type,
+        "confidence": event.confidence,
+    }
+    data = {**common, "adset": event.adset, "ad": event.ad, "is_organic": event.is_organic,
+            "install_time": install_time, "click_time": click_time,
+            "reattribution_time": reattributed,
+            "previous_media_source": event.previous_media_source,
+            "previous_campaign_id": event.previous_campaign_id,
+            "previous_match_type": event.previous_match_type}
+    values = {**common, "install_time": install_time, "click_time": click_time,
+              "event_type": REATTRIBUTION, "event_name": None, "event_time": reattributed,
+              "event_revenue": None, "event_currency": None}
+    return Fact(REATTRIBUTION, str(event.install_id), str(event.app_id), event.media_source,
+                event.is_organic, data, values)
 
 
 def event_fact(event: Any) -> Fact:

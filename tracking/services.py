@@ -21,7 +21,7 @@ from apps_registry import selectors as app_selectors
 from attribution_site import domain_events
 from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
-from tracking import attribution, fingerprint, selectors, sql
+from tracking import attribution, fingerprint, reattribution, selectors, sql
 from tracking.event_batch import CleanEvent
 from tracking.models import Click, Event, Install, Reengagement
 from tracking.referrer import parse_install_referrer
@@ -196,7 +196,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     # One statement writes the install and what its subscribers add (delivery rows).
     batch = WriteBatch()
     batch.insert([install])
-    domain_events.publish([_install_attributed(install)], batch=batch)
+    domain_events.publish([_install_attributed(install, data.attribution_token)],
+                          batch=batch)
     try:
         batch.execute()
     except IntegrityError:
@@ -217,14 +218,15 @@ def _ios_fingerprinting(app_id: uuid.UUID, signals: InstallSignals) -> str:
     return target.ios_fingerprinting if target else attribution.IOS_FINGERPRINTING_WITH_CONSENT
 
 
-def _install_attributed(install: Install) -> domain_events.InstallAttributed:
+def _install_attributed(install: Install, attribution_token: str = ""
+                        ) -> domain_events.InstallAttributed:
     return domain_events.InstallAttributed(
         app_id=install.app_id, install_id=install.id, device_id=install.device_id,
         platform=install.platform, media_source=install.media_source,
         campaign_id=install.campaign_id, match_type=install.match_type,
         confidence=install.confidence, is_organic=install.is_organic,
         installed_at=install.installed_at, click_id=install.click_id,
-        click_time=install.attributed_touch_time)
+        click_time=install.attributed_touch_time, attribution_token=attribution_token)
 
 
 def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
@@ -256,6 +258,56 @@ def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
         return InstallOutcome(install=install, created=False)
     return InstallOutcome(install=install, created=False, reengagement=reengagement,
                           reengagement_deep_link=_deep_link(verdict.click.link_id))
+
+
+# --- Re-attribution -------------------------------------------------------------------------
+
+def install_reattribute(*, install_id: uuid.UUID, campaign_id: str, adset: str | None,
+                        ad: str | None, touch_time: datetime | None, now: datetime,
+                        evidence: dict | None = None) -> bool:
+    """Move a recorded install to Apple Ads (`apple_search_ads`) on Apple's attribution record,
+    when tracking/reattribution.py lets the record replace what the waterfall decided. Either
+    way the trail gets a step saying what Apple said and what came of it. On a move, publishes
+    InstallReattributed inside the same transaction (webhooks, postbacks, rollup repairs).
+    Returns whether the install moved. `evidence` (Apple's answer) is kept in the trail."""
+    with transaction.atomic():
+        install = Install.objects.select_for_update().filter(id=install_id).first()
+        if install is None:  # its app was deleted meanwhile
+            return False
+        rule = reattribution.apple_ads_replaces(
+            match_type=install.match_type, touch_time=install.attributed_touch_time,
+            apple_touch_time=touch_time)
+        if install.match_type == reattribution.APPLE_ADS:
+            return False  # a second exchange of the same install: it moved already
+        decision = dict(install.decision or {})
+        decision["steps"] = [*decision.get("steps", []), reattribution.apple_ads_step(
+            campaign_id=campaign_id, adset=adset, ad=ad, reason=rule.reason,
+            replaced=rule.replaces)]
+        if evidence is not None:
+            decision["apple_ads"] = evidence
+        if not rule.replaces:
+            Install.objects.filter(id=install.id).update(decision=decision)
+            return False
+        decision["reattributed_from"] = {
+            "method": install.match_type, "media_source": install.media_source,
+            "campaign_id": install.campaign_id, "confidence": install.confidence}
+        decision.update(method=reattribution.APPLE_ADS, score=100)
+        # The waterfall's click (and its link) no longer won; the deep link the first launch
+        # was given stays, as it was answered.
+        Install.objects.filter(id=install.id).update(
+            match_type=reattribution.APPLE_ADS, confidence=100.0, is_organic=False,
+            media_source=reattribution.APPLE_SEARCH_ADS, campaign_id=_text(campaign_id, 255),
+            adset=_text(adset, 255) or None, ad=_text(ad, 255) or None, click_id=None,
+            link_id=None, attributed_touch_time=touch_time, decision=decision)
+        domain_events.publish([domain_events.InstallReattributed(
+            app_id=install.app_id, install_id=install.id, device_id=install.device_id,
+            platform=install.platform, media_source=reattribution.APPLE_SEARCH_ADS,
+            campaign_id=campaign_id, adset=adset, ad=ad, match_type=reattribution.APPLE_ADS,
+            confidence=100.0, installed_at=install.installed_at, click_time=touch_time,
+            reattributed_at=now, previous_media_source=install.media_source,
+            previous_campaign_id=install.campaign_id,
+            previous_match_type=install.match_type)])
+    return True
 
 
 # --- Events ---------------------------------------------------------------------------------

@@ -77,7 +77,10 @@ def refresh(*, budget_seconds: float | None = None) -> RefreshOutcome:
                     with transaction.atomic():
                         REBUILDERS[dirty.kind](app_id=dirty.app_id, day=dirty.day,
                                                seen=Watermark.from_json(state.watermark))
-                        dirty.delete()
+                        # Only the mark it rebuilt: a day marked again meanwhile (a
+                        # re-attribution, rollups/corrections.py) is rebuilt once more.
+                        RollupDirtyDay.objects.filter(id=dirty.id,
+                                                      marked_at=dirty.marked_at).delete()
                     rebuilt += 1
                 except Exception:  # noqa: BLE001 - one bad day must not stop the others
                     logger.exception("rollup rebuild failed for %s; left queued", dirty)

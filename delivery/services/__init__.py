@@ -20,6 +20,7 @@ from delivery.services.configs import (
 from delivery.services.fanout import (
     deliveries_for_events,
     deliveries_for_installs,
+    deliveries_for_reattributions,
     deliveries_for_reengagements,
 )
 from delivery.services.sending import delivery_attempt
@@ -38,6 +39,7 @@ __all__ = (
     "UPDATABLE_WEBHOOK_FIELDS",
     "deliveries_for_events",
     "deliveries_for_installs",
+    "deliveries_for_reattributions",
     "deliveries_for_reengagements",
     "deliveries_prune",
     "deliveries_redeliver",

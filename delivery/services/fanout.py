@@ -1,8 +1,9 @@
 """Deliveries created with the facts (spec: Events, "Delivery"): the in-transaction handlers of
-tracking's InstallAttributed, InstallReengaged and EventTracked, which add one delivery row per
-matching postback and webhook to the batch that records the facts (so a delivery commits or
-rolls back with its install or event), then hand the whole publication to the workers in one
-message after commit. What is sent is frozen here; where it goes is read at send time.
+tracking's InstallAttributed, InstallReattributed, InstallReengaged and EventTracked, which add
+one delivery row per matching postback and webhook to the batch that records the facts (so a
+delivery commits or rolls back with its install or event), then hand the whole publication to
+the workers in one message after commit. What is sent is frozen here; where it goes is read at
+send time.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ def deliveries_for_installs(events: Sequence[Any], batch: WriteBatch) -> None:
     """InstallAttributed: webhooks for every install (organic too), postbacks for attributed
     installs to the configuration of the install's media source."""
     _deliveries_create(events, batch, payloads.install_fact)
+
+
+def deliveries_for_reattributions(events: Sequence[Any], batch: WriteBatch) -> None:
+    """InstallReattributed: as an install, to the configurations subscribed to installs."""
+    _deliveries_create(events, batch, payloads.reattribution_fact)
 
 
 def deliveries_for_reengagements(events: Sequence[Any], batch: WriteBatch) -> None:
@@ -56,7 +62,7 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
         fact = to_fact(event)
         postback_body = None
         for target in app_targets:
-            if fact.event_type not in target.events:
+            if payloads.SUBSCRIBED_AS.get(fact.event_type, fact.event_type) not in target.events:
                 continue
             delivery_id = uuid.uuid4()
             if target.kind == Kind.POSTBACK:
