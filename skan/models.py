@@ -117,12 +117,12 @@ class AdNetwork(models.Model):
     class Meta:
         ordering = ["name", "network_id"]
 
+    def __str__(self) -> str:
+        return f"{self.network_id} → {self.name}"
+
     def save(self, *args, **kwargs):
         self.network_id = self.network_id.strip().lower()  # postbacks are matched lower-case
         super().save(*args, **kwargs)
-
-    def __str__(self) -> str:
-        return f"{self.network_id} → {self.name}"
 
 
 class AppAdNetworkName(models.Model):
@@ -140,9 +140,9 @@ class AppAdNetworkName(models.Model):
                                     name="skan_app_ad_network_name_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.network_id} → {self.name}"
+
     def save(self, *args, **kwargs):
         self.network_id = self.network_id.strip().lower()
         super().save(*args, **kwargs)
-
-    def __str__(self) -> str:
-        return f"{self.network_id} → {self.name}"
