@@ -71,6 +71,7 @@ class MatchType(models.TextChoices):
     INSTALL_REFERRER = "install_referrer", "Install referrer"
     DEVICE_ID = "device_id", "Device id"
     FINGERPRINT = "fingerprint", "Fingerprint"
+    APPLE_ADS = "apple_ads", "Apple Ads"  # re-attributed after the waterfall (docs/apple.md)
     ORGANIC = "organic", "Organic"
 
 
@@ -89,7 +90,9 @@ class Install(models.Model):
     device_model = models.CharField(max_length=128, blank=True, default="")
     ip = models.GenericIPAddressField(null=True, blank=True)
     user_agent = models.TextField(blank=True, default="")
-    att_status = models.CharField(max_length=16, blank=True, default="")
+    # A database default too: a column added to a table that other writers (raw SQL, an older
+    # process during a rolling deploy) insert into must not make their rows fail.
+    att_status = models.CharField(max_length=16, blank=True, default="", db_default="")
     installed_at = models.DateTimeField(default=now)
     match_type = models.CharField(max_length=32, choices=MatchType.choices)
     confidence = models.FloatField(default=0)
