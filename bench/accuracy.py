@@ -13,6 +13,13 @@ Truth: an install's true click is its device's latest click in the 7 days before
 (last touch), organic when there is none. A match is correct when the chosen click was made by
 the installing device.
 
+Consent (issue 14): iOS installs send their App Tracking Transparency status (`authorized` when
+the device has an IDFA, else denied, not yet asked or restricted). The same world goes to two
+apps, one per iOS fingerprinting policy (`never_without_consent`, the default, and `always`),
+so the cost of the default in iOS recall is measured on identical clicks and installs. What
+SKAdNetwork gives back is estimated from the same truth under stated assumptions (see
+`skan_report`): it counts installs per network, never which install.
+
     .venv/bin/python bench/accuracy.py [--devices 3000] [--seed 7]
 """
 
@@ -40,6 +47,10 @@ from tracking.fingerprint import network_key  # noqa: E402
 
 ROOT = hotpaths.ROOT
 WINDOW = timedelta(days=7)
+SKAN_WINDOW = timedelta(days=30)  # SKAdNetwork's attribution window for an ad engagement
+POLICIES = ("never_without_consent", "always")  # App.ios_fingerprinting; the default first
+# App Tracking Transparency answers of iOS devices without an IDFA (they never authorized).
+UNAUTHORIZED_STATUSES = (["denied"] * 14 + ["not_determined"] * 5 + ["restricted"])
 CARRIER_SHARE = 0.3  # devices whose traffic leaves through a carrier NAT address
 DEVICES_PER_CARRIER_IP = 30  # of this app's clickers and installers in a week, per address
 SOURCES = [("facebook", "fb_summer"), ("google", "uac_q4"), ("tiktok", "tt_launch"),
@@ -80,6 +91,7 @@ class Device:
     install_at: datetime | None = None
     install_ip: str | None = None
     referrer: str | None = None
+    att_status: str = ""  # iOS only
 
 
 def parse_args():
@@ -90,6 +102,9 @@ def parse_args():
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/attr_accuracy")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    parser.add_argument("--skan-signed-share", type=float, default=1.0,
+                        help="share of iOS ad engagements their network signed for "
+                             "SKAdNetwork (the SKAdNetwork estimate's assumption)")
     return parser.parse_args()
 
 
@@ -147,6 +162,13 @@ def make_world(args, now: datetime):
     for device in clickers:
         if device.install_at and device.platform == "android" and rng.random() < 0.7:
             device.referrer = "pending"  # Play hands over the last click's referrer
+    # Drawn from a generator of their own, so the world stays the one measured before consent
+    # was simulated (docs/accuracy.md's earlier figures).
+    consent_rng = random.Random(f"att-{args.seed}")
+    for device in clickers + organics:
+        if device.platform == "ios":
+            device.att_status = ("authorized" if device.advertising_id
+                                 else consent_rng.choice(UNAUTHORIZED_STATUSES))
     return clickers, organics, noise, rng
 
 
@@ -171,6 +193,18 @@ def sdk_user_agent(device: Device) -> str:
     return f"Dalvik/2.1.0 (Linux; U; Android {device.os_version}; {device.model} Build/UP1A)"
 
 
+def second_app(app_id: str) -> tuple[str, str]:
+    """Another app of the bench's organization, with a key: the same world's second policy."""
+    from apps_registry.models import App
+    from apps_registry.services import api_key_create, app_create
+
+    first = App.objects.get(id=app_id)
+    app = app_create(organization_id=first.organization_id, name="Bench always",
+                     platform="android", package_name="com.bench.always",
+                     play_store_url="https://play.google.com/store/apps/details?id=com.bench.a")
+    return str(app.id), api_key_create(app=app)[1]
+
+
 def main() -> None:
     args = parse_args()
     env = hotpaths.service_env(args, args.database, args.redis)
@@ -181,11 +215,16 @@ def main() -> None:
     django.setup()
     import redis
 
+    from apps_registry.models import App
+
     redis.Redis.from_url(args.redis).flushdb()
     hotpaths.recreate_database(args.database)
     subprocess.run([hotpaths.PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
                    cwd=ROOT, env=env, check=True)
-    app_id, key = hotpaths.setup_app(env)
+    default_app = hotpaths.setup_app(env)
+    apps = dict(zip(POLICIES, (default_app, second_app(default_app[0])), strict=True))
+    for policy, (app_id, _) in apps.items():
+        App.objects.filter(id=app_id).update(ios_fingerprinting=policy)
     server = hotpaths.start([hotpaths.GUNICORN, "attribution_site.wsgi"], env, ROOT,
                             hotpaths.SERVICE_PORT, argparse.Namespace(workers=2, threads=4))
     base = f"http://127.0.0.1:{hotpaths.SERVICE_PORT}/api/v1"
@@ -195,63 +234,85 @@ def main() -> None:
     try:
         from tracking.models import Click, Install
 
-        referrer_of: dict[str, str] = {}
+        referrer_of: dict[tuple[str, str], str] = {}  # (policy, sim key): the app's referrer
         sim_time: dict[str, datetime] = {}
         for device in clickers + noise:
             for sim_key, source, campaign, at, ip in sorted(device.clicks, key=lambda c: c[3]):
-                params = {"app_id": app_id, "pid": source, "c": campaign, "af_ad": sim_key}
+                params = {"pid": source, "c": campaign, "af_ad": sim_key}
                 if device.advertising_id:
                     params["advertising_id"] = device.advertising_id
                 elif rng.random() < 0.5:
                     params["advertising_id"] = "00000000-0000-0000-0000-000000000000"
-                response = http.get(f"{base}/clicks", params=params, allow_redirects=False,
-                                    headers={"User-Agent": click_user_agent(device),
-                                             "Accept-Language": f"{device.language},en;q=0.8",
-                                             "X-Forwarded-For": ip})
-                assert response.status_code == 302, response.status_code
-                query = parse_qs(urlsplit(response.headers["Location"]).query)
-                if "referrer" in query:
-                    referrer_of[sim_key] = query["referrer"][0]
+                for policy, (app_id, _) in apps.items():
+                    response = http.get(f"{base}/clicks", params={"app_id": app_id, **params},
+                                        allow_redirects=False,
+                                        headers={"User-Agent": click_user_agent(device),
+                                                 "Accept-Language":
+                                                     f"{device.language},en;q=0.8",
+                                                 "X-Forwarded-For": ip})
+                    assert response.status_code == 302, response.status_code
+                    query = parse_qs(urlsplit(response.headers["Location"]).query)
+                    if "referrer" in query:
+                        referrer_of[policy, sim_key] = query["referrer"][0]
                 sim_time[sim_key] = at
         for click in Click.objects.filter(ad__startswith="sim-").only("id", "ad"):
             Click.objects.filter(id=click.id).update(clicked_at=sim_time[click.ad])
         click_owner = {c.id: c.ad for c in Click.objects.only("id", "ad")}
 
-        results = []
+        results: dict[str, list[dict]] = {policy: [] for policy in POLICIES}
         for device in clickers + organics:
             if device.install_at is None:
                 continue
             latest = max(device.clicks, key=lambda c: c[3]) if device.clicks else None
-            body = {"app_id": app_id, "platform": device.platform, "sdk_version": "3.2.0",
-                    "os_version": device.os_version, "device_model": device.model,
-                    "language": device.language.replace("-", "_")}
-            if device.advertising_id:
-                body["device_id"] = device.advertising_id
-            if device.referrer and latest and latest[0] in referrer_of:
-                body["install_referrer"] = referrer_of[latest[0]]
-            response = http.post(f"{base}/installs", json=body, headers={
-                "X-API-Key": key, "User-Agent": sdk_user_agent(device),
-                "X-Forwarded-For": device.install_ip})
-            assert response.status_code == 201, response.text
-            data = response.json()["data"]
-            chosen = Install.objects.values_list("click_id", flat=True).get(id=data["installId"])
             in_window = [c for c in device.clicks if now - c[3] <= WINDOW]
-            truth = max(in_window, key=lambda c: c[3])[0] if in_window else None
-            chosen_key = click_owner.get(chosen)
-            results.append({
-                "method": data["matchType"], "truth": truth, "chosen": chosen_key,
-                "correct_device": (chosen_key is not None
-                                   and chosen_key.split("-")[1] == str(device.n)),
-                "exact": chosen_key is not None and chosen_key == truth,
-                "fingerprint_only": truth is not None and not body.get("install_referrer")
-                and not body.get("device_id"),
-                # a fingerprint can only work from the install's network and within a day
-                "reachable": any(network_key(c[4]) == network_key(device.install_ip)
-                                 and now - c[3] <= timedelta(hours=24) for c in device.clicks),
-            })
+            truth = max(in_window, key=lambda c: c[3]) if in_window else None
+            in_skan_window = [c for c in device.clicks if now - c[3] <= SKAN_WINDOW]
+            for policy, (app_id, key) in apps.items():
+                body = {"app_id": app_id, "platform": device.platform, "sdk_version": "3.2.0",
+                        "os_version": device.os_version, "device_model": device.model,
+                        "language": device.language.replace("-", "_")}
+                if device.advertising_id:
+                    body["device_id"] = device.advertising_id
+                if device.att_status:
+                    body["att_status"] = device.att_status
+                if device.referrer and latest and (policy, latest[0]) in referrer_of:
+                    body["install_referrer"] = referrer_of[policy, latest[0]]
+                response = http.post(f"{base}/installs", json=body, headers={
+                    "X-API-Key": key, "User-Agent": sdk_user_agent(device),
+                    "X-Forwarded-For": device.install_ip})
+                assert response.status_code == 201, response.text
+                data = response.json()["data"]
+                chosen = Install.objects.values_list("click_id", flat=True).get(
+                    id=data["installId"])
+                chosen_key = click_owner.get(chosen)
+                results[policy].append({
+                    "device": device.n, "platform": device.platform,
+                    "consented": device.platform != "ios" or device.att_status == "authorized",
+                    "method": data["matchType"], "media_source": data["mediaSource"],
+                    "truth": truth[0] if truth else None,
+                    "truth_source": truth[1] if truth else None,
+                    # SKAdNetwork's winner: the latest engagement in its own, longer window
+                    "skan_source": (max(in_skan_window, key=lambda c: c[3])[1]
+                                    if in_skan_window else None),
+                    "chosen": chosen_key,
+                    "correct_device": (chosen_key is not None
+                                       and chosen_key.split("-")[1] == str(device.n)),
+                    "exact": chosen_key is not None and truth is not None
+                    and chosen_key == truth[0],
+                    "fingerprint_only": truth is not None and not body.get("install_referrer")
+                    and not body.get("device_id"),
+                    # a fingerprint can only work from the install's network and within a day
+                    "reachable": any(network_key(c[4]) == network_key(device.install_ip)
+                                     and now - c[3] <= timedelta(hours=24)
+                                     for c in device.clicks),
+                })
     finally:
         hotpaths.stop(server)
-    report(results, args)
+    for policy in POLICIES:
+        print(f"\n## ios_fingerprinting={policy}")
+        report(results[policy], args)
+    consent_report(results)
+    skan_report(results["never_without_consent"], args)
 
 
 def report(results: list[dict], args) -> None:
@@ -287,6 +348,75 @@ def report(results: list[dict], args) -> None:
     print(f"  of which {len(reachable)} had clicked from the install's network within a day:"
           f" recall {reached / max(len(reachable), 1):.3f} over those")
     print("Method mix:", dict(Counter(r["method"] for r in results)))
+
+
+def ios_paid(results: list[dict]) -> list[dict]:
+    return [r for r in results if r["platform"] == "ios" and r["truth"] is not None]
+
+
+def consent_report(results: dict[str, list[dict]]) -> None:
+    """What the default policy costs on iOS: the same installs under both policies."""
+    print("\n## iOS recall by policy (correct matches / iOS installs with a true click)")
+    print("| policy | iOS installs with a true click | without consent | correct | recall "
+          "| correct fingerprint matches | recall without consent |\n|---|---|---|---|---|---|---|")
+    for policy in POLICIES:
+        paid = ios_paid(results[policy])
+        unconsented = [r for r in paid if not r["consented"]]
+        correct = sum(r["correct_device"] and r["method"] != "organic" for r in paid)
+        by_fingerprint = sum(r["correct_device"] and r["method"] == "fingerprint" for r in paid)
+        found = sum(r["correct_device"] and r["method"] != "organic" for r in unconsented)
+        print(f"| {policy} | {len(paid)} | {len(unconsented)} | {correct} | "
+              f"{correct / max(len(paid), 1):.3f} | {by_fingerprint} | "
+              f"{found / max(len(unconsented), 1):.3f} |")
+    default, always = (ios_paid(results[p]) for p in POLICIES)
+    wrong_gone = sum(r["method"] == "fingerprint" and not r["correct_device"]
+                     for r in results["always"] if r["platform"] == "ios")
+    lost = sum(r["correct_device"] for r in always) - sum(r["correct_device"] for r in default)
+    print(f"The default loses {lost} correct iOS matches and avoids {wrong_gone} wrong iOS "
+          "fingerprint matches (those installs count as organic).")
+
+
+def skan_report(results: list[dict], args) -> None:
+    """What SKAdNetwork's aggregate reports account for, estimated from the simulation's truth.
+
+    Assumptions (stated, not measured): an iOS install's latest engagement of SKAdNetwork's
+    30-day window was signed for SKAdNetwork by its network with probability
+    `--skan-signed-share` (1.0: all six networks sign every ad; an unsigned one is simply not
+    counted, a simplification), and SKAdNetwork credits it, so it names the same network as our
+    truth whenever that click is in our 7-day window; every install sends its postback (the app
+    launched: it reported the install), and its developer copy reaches the service. Not
+    modelled: Apple's crowd-anonymity thresholds (null conversion values, 2-digit source ids:
+    the network is always named), postback delays, re-downloads. A postback names an ad network
+    and a source id, never a device: SKAdNetwork attributes no individual install.
+    """
+    signed = random.Random(f"skan-{args.seed}")
+    ios = [r for r in results if r["platform"] == "ios"]
+    counted = [r for r in ios if r["skan_source"] is not None
+               and signed.random() < args.skan_signed_share]
+    paid = ios_paid(results)
+    counted_ids = {r["device"] for r in counted}
+    paid_counted = [r for r in paid if r["device"] in counted_ids]
+    unattributed = [r for r in paid if not (r["correct_device"] and r["method"] != "organic")]
+    print("\n## SKAdNetwork (estimate; see skan_report's assumptions)")
+    print(f"iOS installs: {len(ios)}; with a true click (paid): {len(paid)}; individually "
+          f"attributed (default policy): {len(paid) - len(unattributed)}; not: "
+          f"{len(unattributed)}")
+    print(f"SKAdNetwork postbacks: {len(counted)} ({len(paid_counted)} of the paid installs: "
+          f"{len(paid_counted) / max(len(paid), 1):.3f}; {len(counted) - len(paid_counted)} "
+          "whose latest click is older than our 7-day window)")
+    back = [r for r in unattributed
+            if r["device"] in counted_ids and r["skan_source"] == r["truth_source"]]
+    print(f"Of the {len(unattributed)} paid iOS installs the default leaves unattributed, "
+          f"{len(back)} ({len(back) / max(len(unattributed), 1):.3f}) are in the postback "
+          "counts of the right network, as counts only")
+    print("| network | SKAdNetwork installs | our iOS matches | difference | paid iOS installs "
+          "we did not attribute |\n|---|---|---|---|---|")
+    ours = Counter(r["media_source"] for r in ios if r["method"] != "organic")
+    skan = Counter(r["skan_source"] for r in counted)
+    missed = Counter(r["truth_source"] for r in unattributed)
+    for network in sorted(skan):
+        print(f"| {network} | {skan[network]} | {ours[network]} | "
+              f"{skan[network] - ours[network]} | {missed[network]} |")
 
 
 if __name__ == "__main__":
