@@ -33,8 +33,8 @@ INSTALL_REFERRER, DEVICE_ID, FINGERPRINT, ORGANIC = (
     "install_referrer", "device_id", "fingerprint", "organic")
 
 # An app's iOS fingerprinting policy (App.ios_fingerprinting holds one of these). Apple's
-# App Review guidelines forbid fingerprinting a user who has not authorized tracking ("may be
-# rejected"), so the default follows Apple; `always` is the owner's explicit choice to run it.
+# policy forbids fingerprinting (apps that do "may be rejected"), so by default no install whose
+# user did not authorize tracking is fingerprinted; `always` is the owner's explicit choice.
 IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTING_ALWAYS = "never_without_consent", "always"
 IOS_FINGERPRINTING_POLICIES = (IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTING_ALWAYS)
 ATT_AUTHORIZED = "authorized"

@@ -182,6 +182,19 @@ def test_an_organic_install_page_says_what_each_tier_found(console, app):
     assert "None: this device has not come back through a later click." in html
 
 
+def test_an_iphone_install_without_consent_says_the_fingerprint_tier_was_skipped(console, app):
+    now = timezone.now()
+    record_click(app, at=now - timedelta(minutes=30))
+    install = services.install_record(data=services.InstallReport(
+        app_id=app.id, platform="ios", sdk_version="3.0.0", ip=PUBLIC_IP, att_status="denied",
+        user_agent="MyApp/1.0 CFNetwork/1474 Darwin/23.0.0"), now=now).install
+    html = console.get(detail_url(app, install)).content.decode()
+    assert "Organic: no usable device id; fingerprint skipped: tracking not authorized." in html
+    assert ("Skipped: tracking not authorized (the user denied tracking), and the app does not "
+            "fingerprint iOS installs without consent, as Apple&#x27;s policy asks; 1 click "
+            "from this install&#x27;s network was not compared.") in html
+
+
 def test_an_install_without_a_trail_says_so(console, app):
     install = record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1").install
     Install.objects.filter(id=install.id).update(decision={})
