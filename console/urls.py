@@ -5,6 +5,6 @@ from django.urls import include, path
 app_name = "console"
 
 AREAS = ("auth", "apps", "reports", "installs", "keys", "deliveries", "costs", "link_builder",
-         "links")
+         "links", "conversion")
 
 urlpatterns = [path("", include(f"console.views.{area}")) for area in AREAS]

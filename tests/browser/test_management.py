@@ -75,3 +75,24 @@ def test_a_postback_is_created_edited_deactivated_and_deleted(page, service, scr
     row.get_by_role("link", name="Delete…").click()
     page.get_by_role("button", name="Delete the postback").click()
     expect(page.get_by_text("No postbacks yet.")).to_be_visible()
+
+
+def test_a_conversion_schema_is_saved_from_the_example_then_refused_when_broken(
+        page, service, screenshot):
+    account = api_sign_up(service, email="ios@example.com", company="Acme")
+    app_id = api_create_app(service, account.token, name="Runner", package="com.acme.runner")
+    log_in(page, account)
+    page.goto(f"/console/apps/{app_id}/")
+
+    open_app_page(page, "SKAdNetwork")
+    expect(page.get_by_text("No schema yet")).to_be_visible()
+    page.get_by_role("button", name="Save as a new version").click()
+    expect(page.get_by_role("heading", name="Active: version 1")).to_be_visible()
+    screenshot("conversion-schema")
+
+    page.get_by_label("Schema (JSON)").fill('{"currency": "USD", "windows": []}')
+    page.get_by_role("button", name="Save as a new version").click()
+    expect(page.locator("#err_schema")).to_contain_text("windows")
+    page.get_by_role("navigation", name="Runner").get_by_role(
+        "link", name="SKAdNetwork", exact=True).click()
+    expect(page.get_by_role("heading", name="Active: version 1")).to_be_visible()
