@@ -17,6 +17,7 @@ api_v1 = [
     path("", include("analytics.urls")),
     path("", include("links.urls")),
     path("", include("conversion.urls")),
+    path("", include("skan.api_views")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 
