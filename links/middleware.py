@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
+
 from links import follow, lookup
 
 logger = logging.getLogger(__name__)
@@ -30,6 +32,8 @@ class LinkDomainMiddleware:
         except Exception:  # noqa: BLE001 - a lookup failure must not take the service down
             logger.exception("link domain lookup failed")
             domain = None
-        if domain is None:
+        # The link pages' stylesheet comes from the same host (their policy allows 'self'):
+        # static files go on to WhiteNoise, which serves them whatever the host.
+        if domain is None or request.path_info.startswith(settings.STATIC_URL):
             return self.get_response(request)
         return follow.serve_link_domain(request, domain)

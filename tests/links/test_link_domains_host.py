@@ -125,3 +125,10 @@ def test_cached_links_follow_changes_in_every_process(client, app, domain, live_
     link.delete()
     lookup.link_changed(link_id=link_id)
     assert visit(client, "/renamed").status_code == 404
+
+
+def test_the_link_pages_stylesheet_is_served_on_a_link_domain(client, app, domain):
+    response = visit(client, "/static/links/page.css")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/css")
+    assert visit(client, "/static/no-such-file.css").status_code in (400, 404)
