@@ -79,11 +79,9 @@ def _decimal_text(amount: Decimal | None) -> str | None:
     return format(Decimal(amount).normalize(), "f")
 
 
-def install_fact(event: Any) -> Fact:
-    """From an `InstallAttributed`."""
-    install_time = iso_utc(event.installed_at)
-    click_time = iso_utc(event.click_time)
-    common = {
+def _attribution_of(event: Any) -> dict:
+    """An install's attribution as installs and re-attributions both describe it."""
+    return {
         "app_id": str(event.app_id),
         "install_id": str(event.install_id),
         "device_id": event.device_id,
@@ -93,6 +91,13 @@ def install_fact(event: Any) -> Fact:
         "match_type": event.match_type,
         "confidence": event.confidence,
     }
+
+
+def install_fact(event: Any) -> Fact:
+    """From an `InstallAttributed`."""
+    install_time = iso_utc(event.installed_at)
+    click_time = iso_utc(event.click_time)
+    common = _attribution_of(event)
     data = {**common, "is_organic": event.is_organic, "install_time": install_time,
             "click_time": click_time}
     values = {**common, "install_time": install_time, "click_time": click_time,
@@ -138,16 +143,7 @@ def reattribution_fact(event: Any) -> Fact:
     install_time = iso_utc(event.installed_at)
     click_time = iso_utc(event.click_time)
     reattributed = iso_utc(event.reattributed_at)
-    common = {
-        "app_id": str(event.app_id),
-        "install_id": str(event.install_id),
-        "device_id": event.device_id,
-        "platform": event.platform,
-        "media_source": event.media_source,
-        "campaign_id": event.campaign_id,
-        "match_type": event.match_type,
-        "confidence": event.confidence,
-    }
+    common = _attribution_of(event)
     data = {**common, "adset": event.adset, "ad": event.ad, "is_organic": event.is_organic,
             "install_time": install_time, "click_time": click_time,
             "reattribution_time": reattributed,
