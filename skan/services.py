@@ -106,9 +106,16 @@ def _store(*, postback: parse.Postback, app: App, verdict: str, raw: str,
 
 def _refuse(*, framework: str, refusal: parse.Refusal, raw: str, received_at: datetime) -> None:
     RefusedPostback.objects.create(
-        framework=framework, reason=refusal.reason, detail=refusal.detail,
-        app_store_id=refusal.app_store_id[:32], transaction_id=refusal.transaction_id[:64],
-        raw_body=raw[:RefusedPostback.RAW_BODY_LIMIT], received_at=received_at)
+        framework=framework, reason=refusal.reason, detail=_kept(refusal.detail),
+        app_store_id=_kept(refusal.app_store_id)[:32],
+        transaction_id=_kept(refusal.transaction_id)[:64],
+        raw_body=_kept(raw)[:RefusedPostback.RAW_BODY_LIMIT], received_at=received_at)
+
+
+def _kept(text: str) -> str:
+    """Text a refused body brought, storable: PostgreSQL refuses NUL in text, and a refusal
+    must be kept whatever the sender put in it (a NUL byte, or one in a quoted field)."""
+    return text.replace("\x00", "\ufffd")
 
 
 def ad_network_name_set(*, app: App, network_id: str, name: str) -> AppAdNetworkName:

@@ -136,6 +136,19 @@ def test_a_body_that_is_not_a_postback_is_a_400_and_kept(api, ios_app, body, fie
     assert not Postback.objects.exists()
 
 
+@pytest.mark.parametrize("body", [
+    {**apple.V4_FINE, "version": "4.0\x00"},   # a NUL in a field the refusal repeats
+    {**apple.V4_FINE, "transaction-id": "t\x00"},
+    b'{"version": "4.0\x00"}',                 # a raw NUL byte: not JSON at all
+], ids=["nul-in-version", "nul-in-transaction-id", "nul-byte"])
+def test_a_nul_character_is_refused_and_kept_never_a_500(api, ios_app, body):
+    response = post(api, SKAN, body)
+    assert response.status_code in (200, 400)
+    refused = RefusedPostback.objects.get()
+    assert "\x00" not in refused.raw_body + refused.detail + refused.transaction_id
+    assert not Postback.objects.exists()
+
+
 @pytest.mark.parametrize("version", ["1.0", "5.0", 4.0, None])
 def test_a_version_we_cannot_verify_is_refused_not_failed(api, ios_app, version):
     body = {**apple.V4_FINE, "version": version}
