@@ -314,3 +314,13 @@ def test_a_link_is_edited_and_deleted_through_its_confirmation(page, service, sc
     expect(page.get_by_text("Deleted the link.")).to_be_visible()
     expect(page.get_by_text("No links yet.")).to_be_visible()
     assert page.goto(f"/console/apps/{app_id}/links/{link['id']}").status == 404
+
+
+def test_a_code_that_names_no_link_shows_the_styled_fallback_page(
+        page, service, screenshot):
+    answer = page.goto("/l/no-such-code")
+    assert answer.status == 404
+    expect(page.get_by_role("heading")).to_contain_text("This link is no longer active")
+    # The page's stylesheet loaded under its own policy: the heading is styled, not default.
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).textAlign") == "center"
+    screenshot("link-fallback")
