@@ -14,6 +14,8 @@ from django.db.models import Q, QuerySet
 
 from tracking.models import Install
 
+DEVICE_ID_LENGTH = Install._meta.get_field("device_id").max_length
+
 
 def install_for_device(*, app_id: uuid.UUID, device_id: str) -> Install | None:
     return Install.objects.filter(app_id=app_id, device_id=device_id).first()
@@ -22,7 +24,10 @@ def install_for_device(*, app_id: uuid.UUID, device_id: str) -> Install | None:
 def installs_for_app(*, app_id: uuid.UUID, device_id: str | None = None) -> QuerySet[Install]:
     installs = Install.objects.filter(app_id=app_id).order_by("-installed_at", "-id")
     if device_id:
-        installs = installs.filter(device_id=device_id.strip().lower())
+        device_id = device_id.strip().lower()
+        if len(device_id) > DEVICE_ID_LENGTH or "\x00" in device_id:
+            return installs.none()  # no stored id is like it (and PostgreSQL refuses a NUL)
+        installs = installs.filter(device_id=device_id)
     return installs.prefetch_related("reengagements")
 
 

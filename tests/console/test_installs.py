@@ -122,6 +122,14 @@ def test_an_unknown_device_id_says_none_was_found(console, app):
     assert "gaid-1" not in html
 
 
+@pytest.mark.parametrize("query", ["gaid\x00", "x" * 65])
+def test_a_device_id_no_install_can_have_finds_none(console, app, query):
+    record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1")
+    response = console.get(list_url(app), {"q": query})
+    assert response.status_code == 200
+    assert "gaid-1" not in response.content.decode()
+
+
 def test_an_install_id_of_another_app_is_not_found_by_search(console, app, owner):
     sibling = AppFactory(organization=owner.organization)
     other = record_install(sibling, at=timezone.now(), device="gaid-1").install

@@ -109,6 +109,15 @@ def test_install_stores_its_decision_trail(api, sdk, app, owner_api):
     assert [i["id"] for i in listed["data"]["installs"]] == [install_id]
 
 
+@pytest.mark.parametrize("device_id", ["gaid\x00", "g" * 65])
+def test_listing_by_a_device_id_no_install_can_have_is_empty_not_an_error(sdk, app, owner_api,
+                                                                          device_id):
+    post_install(sdk, app, device_id="gaid-5")
+    response = owner_api.get("/api/v1/installs", {"app_id": str(app.id), "device_id": device_id})
+    assert response.status_code == 200
+    assert response.json()["data"]["installs"] == []
+
+
 def test_installs_read_by_another_organization_are_not_found(sdk, app, outsider_api):
     install_id = post_install(sdk, app, device_id="gaid-6").json()["data"]["installId"]
     assert outsider_api.get(f"/api/v1/installs/{install_id}").status_code == 404
