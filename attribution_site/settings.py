@@ -12,11 +12,11 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
+from attribution_site.database import database_settings, prepared_statements_default
 from attribution_site.env import Env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -114,23 +114,19 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = env.str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
-try:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
-except ValueError as exc:
-    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
-# The SDK hot paths prepare their statements (attribution_site/prepared.py); turn it off behind
-# a pooler that cannot keep prepared statements.
-DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", True)
-if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    DATABASES["default"].setdefault("OPTIONS", {}).update({
-        # Django turns psycopg's preparing off (threshold None), which also refuses an explicit
-        # prepare. Django's own cursors bind client-side and never prepare, so a threshold no
-        # statement reaches leaves only the hot paths' explicit prepares.
-        "prepare_threshold": 2**31 - 1,
-        # Prepared statements use one generic plan instead of planning each call; statements
-        # sent with their values inlined (all of Django's) are planned as before.
-        "options": "-c plan_cache_mode=force_generic_plan",
-    })
+# How connections are held: off, django (psycopg's pool in each process) or pgbouncer (an
+# external pooler in transaction mode): attribution_site/database.py, docs/scaling.md.
+DATABASE_POOL = env.str("DATABASE_POOL", "off").lower()
+# The SDK hot paths prepare their statements (attribution_site/prepared.py); off by default
+# behind PgBouncer, which keeps prepared statements only from 1.21 with max_prepared_statements.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS",
+                                        prepared_statements_default(DATABASE_POOL))
+DATABASES = {"default": database_settings(
+    DATABASE_URL, name="DATABASE_URL", pool=DATABASE_POOL,
+    prepared_statements=DATABASE_PREPARED_STATEMENTS,
+    pool_min_size=env.int("DATABASE_POOL_MIN_SIZE", 2, minimum=0),
+    pool_max_size=env.int("DATABASE_POOL_MAX_SIZE", 8, minimum=1),
+    pool_timeout=env.int("DATABASE_POOL_TIMEOUT", 10, minimum=1))}
 # No CONN_HEALTH_CHECKS: it costs a SELECT 1 round trip at the start of every request, a
 # third of a click's database time. After a database restart each stale connection fails one
 # request instead (see docs/decisions.md).
