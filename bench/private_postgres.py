@@ -1,0 +1,175 @@
+"""What the scale-out benchmarks (partitions_bench.py, capacity.py, scale_out.py) share: a
+private PostgreSQL server of their own, the CPU time of a process tree read from /proc, and the
+service's code run from a given directory (`--code`), so one script measures two trees alike.
+
+The server is initdb'd into a temporary directory with this machine's binaries, runs as the
+postgres user when the bench runs as root, and is removed afterwards; every setting not given
+is PostgreSQL's default (autovacuum on, unlike bench/hotpaths.py's server).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+PORT = 5497  # not bench/hotpaths.py's 5499, not the machine's 5432
+REDIS_URL = "redis://127.0.0.1:6379/14"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str  # postgres://postgres@127.0.0.1:PORT, no database
+    data: Path
+
+    def postmaster_pid(self) -> int:
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def database(self, name: str) -> str:
+        return f"{self.url}/{name}"
+
+
+@contextlib.contextmanager
+def private_server(*, port: int = PORT, settings: dict[str, str] | None = None
+                   ) -> Iterator[Server]:
+    bindir = Path(subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True,
+                                 check=True).stdout.strip())
+    if _listening(port):  # a server left behind by an earlier run would answer instead
+        raise SystemExit(f"port {port} is already in use: stop what runs there first")
+    data = Path(tempfile.mkdtemp(prefix="attr-scale-pg-"))
+    as_postgres = []
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        shutil.chown(data, "postgres")
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    options = [f"-p {port}", "-c listen_addresses=127.0.0.1",
+               f"-c unix_socket_directories={data}"]
+    options += [f"-c {name}={value}" for name, value in (settings or {}).items()]
+    subprocess.run([*as_postgres, bindir / "initdb", "-D", data, "-A", "trust", "-U",
+                    "postgres", "--no-sync"], check=True, capture_output=True)
+    subprocess.run([*as_postgres, bindir / "pg_ctl", "-D", data, "-l", data / "server.log",
+                    "-o", " ".join(options), "-w", "start"], check=True, capture_output=True)
+    try:
+        yield Server(url=f"postgres://postgres@127.0.0.1:{port}", data=data)
+    finally:
+        subprocess.run([*as_postgres, bindir / "pg_ctl", "-D", data, "-m", "fast", "-w",
+                        "stop"], capture_output=True)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def recreate_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+# --- CPU time from /proc ---------------------------------------------------------------------
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # gone meanwhile
+        return None
+    # The command name may hold spaces and parentheses: split after its closing one.
+    return raw[raw.rindex(")") + 2:].split()
+
+
+def tree_cpu_seconds(root_pid: int) -> float:
+    """User + system CPU of `root_pid` and every live descendant, plus what its exited
+    children used (cutime/cstime, counted once they are reaped): PostgreSQL backends and
+    gunicorn workers alike."""
+    children: dict[int, list[int]] = {}
+    fields: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(int(entry))) is not None:
+            fields[int(entry)] = stat
+            children.setdefault(int(stat[1]), []).append(int(entry))
+    if root_pid not in fields:
+        return 0.0
+    # After the state and ppid, fields 14-17 of stat(5) are 11-14 here: utime, stime,
+    # cutime, cstime.
+    root = fields[root_pid]
+    ticks = sum(int(v) for v in root[11:15])
+    stack = list(children.get(root_pid, []))
+    while stack:
+        pid = stack.pop()
+        ticks += sum(int(v) for v in fields[pid][11:13])
+        stack.extend(children.get(pid, []))
+    return ticks / CLOCK_TICKS
+
+
+# --- The service's code, run from a directory ------------------------------------------------
+
+def code_env(database_url: str, *, redis_url: str = REDIS_URL, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)  # the code directory is the manage.py's own
+    env.update(DATABASE_URL=database_url, REDIS_URL=redis_url, DEBUG="0",
+               SECRET_KEY="bench-secret-key-bench-secret-key-0000", ALLOWED_HOSTS="127.0.0.1",
+               NUM_PROXIES="1", LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1",
+               DJANGO_SETTINGS_MODULE="attribution_site.settings", **extra)
+    return env
+
+
+def manage(code: Path, env: dict[str, str], *args: str) -> str:
+    """`manage.py args...` of the tree at `code`, with this virtualenv's Python; its stdout."""
+    done = subprocess.run([PYTHON, "manage.py", *args], cwd=code, env=env, capture_output=True,
+                          text=True)
+    if done.returncode:
+        raise SystemExit(f"manage.py {' '.join(args)[:200]} in {code} failed:\n"
+                         f"{done.stdout[-2000:]}{done.stderr[-4000:]}")
+    return done.stdout
+
+
+def shell(code: Path, env: dict[str, str], program: str) -> str:
+    return manage(code, env, "shell", "-c", program)
+
+
+def migrate(code: Path, env: dict[str, str]) -> None:
+    manage(code, env, "migrate", "--noinput", "-v", "0")
+
+
+def app_create(code: Path, env: dict[str, str], *, email: str = "bench@example.com"
+               ) -> tuple[str, str, str]:
+    """An organization, its owner, an app and an SDK key, through the services the API uses:
+    (organization id, app id, full key)."""
+    out = shell(code, env, (
+        "from accounts.services import account_signup\n"
+        "from apps_registry.services import app_create, api_key_create\n"
+        f"u = account_signup(email='{email}', password='bench-password', name='Bench',"
+        " company_name='Bench')\n"
+        "a = app_create(organization_id=u.organization_id, name='Bench', platform='android',"
+        " package_name='com.bench.app',"
+        " play_store_url='https://play.google.com/store/apps/details?id=com.bench.app')\n"
+        "k, full = api_key_create(app=a)\n"
+        "print('APP', u.organization_id, a.id, full)\n"))
+    line = next(line for line in out.splitlines() if line.startswith("APP "))
+    _, organization_id, app_id, key = line.split()
+    return organization_id, app_id, key
+
+
+def code_label(code: Path) -> str:
+    """The tree's directory and commit, e.g. `before@87b7d8c`, with `+changes` when its working
+    tree differs from the commit."""
+    commit = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(code), "status", "--porcelain",
+                            "--untracked-files=no"], capture_output=True, text=True).stdout
+    return f"{code.name}@{commit}{'+changes' if dirty.strip() else ''}"
