@@ -1,5 +1,4 @@
-"""One database alias's Django settings from its URL and the connection mode (docs/scaling.md,
-"Pooling").
+"""One database alias's Django settings from its URL and the connection mode (docs/pooling.md).
 
 Three ways to hold connections, chosen with DATABASE_POOL:
 - `off` (default): each web thread and worker process keeps its own connection for a minute.

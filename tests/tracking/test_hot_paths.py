@@ -58,7 +58,7 @@ def test_prepared_statements_raise_djangos_errors_and_are_captured(app):
 
 
 @pytest.mark.postgres
-def test_the_install_path_prepares_its_statements_once_per_connection(sdk, app):
+def test_the_install_path_prepares_its_statements_once_per_connection(sdk, app, settings):
     for n in range(3):
         response = sdk.post("/api/v1/installs", install_body(app, device_id=f"d-{n}"),
                             format="json")
@@ -66,6 +66,11 @@ def test_the_install_path_prepares_its_statements_once_per_connection(sdk, app):
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         statements = [row[0] for row in cursor.fetchall()]
+    if not settings.DATABASE_PREPARED_STATEMENTS:
+        # The CI run behind PgBouncer: a statement prepared on one server connection would be
+        # missing on the next transaction's.
+        assert statements == []
+        return
     assert any("tracking_install" in s and "UNION ALL" in s for s in statements)
     assert len(statements) == len(set(statements))  # prepared once, reused
 
