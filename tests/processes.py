@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+import requests
 from django.conf import settings
 from django.db import connection
 
@@ -27,6 +29,19 @@ def readme_commands(process: str) -> list[str]:
     """The `celery -A attribution_site <process> ...` commands of the README, in order."""
     pattern = rf"celery -A attribution_site {process}\b[^`\n#|]*"
     return [match.strip() for match in re.findall(pattern, README.read_text())]
+
+
+def readme_web_command() -> str:
+    """The web process of the README's production-shape table (what `make web` runs)."""
+    match = re.search(r"`(gunicorn attribution_site\.wsgi [^`]*)`", README.read_text())
+    assert match, "the README names no gunicorn command for the web process"
+    return match.group(1)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def service_env(**extra: str) -> dict[str, str]:
@@ -102,3 +117,33 @@ def running(commands: dict[str, str], *, tmp_path: Path, env: dict[str, str],
             logs = "\n".join(f"--- {name}: {p.command}\n{p.output()[-4000:]}"
                              for name, p in processes.items())
             raise AssertionError(f"{failure}\n{logs}") from failure
+
+
+@contextmanager
+def web(*, env: dict[str, str], tmp_path: Path, name: str = "web") -> Iterator[tuple[str, Process]]:
+    """The README's gunicorn on a free port of 127.0.0.1, answering /healthz: (its URL, it).
+    It starts in the repository, as `make web` does, so it reads gunicorn.conf.py."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = Process(readme_web_command(), env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}"},
+                      log_path=tmp_path / f"{name}.log", cwd=Path(settings.BASE_DIR))
+    try:
+        wait_until_healthy(process, url)
+        yield url, process
+    finally:
+        process.stop()
+
+
+def wait_until_healthy(web: Process, url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if web.popen.poll() is not None:
+            raise AssertionError(f"{web.command!r} exited:\n{web.output()}")
+        try:
+            if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except (requests.ConnectionError, requests.Timeout):
+            pass  # not listening yet, or its workers still booting
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url}/healthz never answered 200:\n{web.output()}")
+        time.sleep(0.1)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -23,12 +21,19 @@ from types import SimpleNamespace
 from typing import TypeVar
 
 import pytest
-import requests
 from django.conf import settings
 
 from tests.delivery.conftest import purge_queues, ssl_server_context
 from tests.delivery.receivers import Receiver, Reply
-from tests.processes import Process, readme_commands, running, service_env
+from tests.processes import (
+    Process,
+    free_port,
+    readme_commands,
+    readme_web_command,
+    running,
+    service_env,
+    wait_until_healthy,
+)
 
 T = TypeVar("T")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -41,19 +46,6 @@ SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR")
 README = Path(settings.BASE_DIR) / "README.md"
 DESKTOP = {"width": 1280, "height": 900}
 RECEIVER_BODY = '<img src=x onerror="alert(3)"> received'
-
-
-def readme_web_command() -> str:
-    """The web process of the README's production-shape table (what `make web` runs)."""
-    match = re.search(r"`(gunicorn attribution_site\.wsgi [^`]*)`", README.read_text())
-    assert match, "the README names no gunicorn command for the web process"
-    return match.group(1)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -78,21 +70,6 @@ def pytest_runtest_makereport(item, call):
 def _failed(request) -> bool:
     report = getattr(request.node, "outcome_call", None)
     return report is None or report.failed
-
-
-def _wait_until_healthy(web: Process, url: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if web.popen.poll() is not None:
-            raise AssertionError(f"{web.command!r} exited:\n{web.output()}")
-        try:
-            if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
-                return
-        except requests.ConnectionError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{url}/healthz never answered 200:\n{web.output()}")
-        time.sleep(0.1)
 
 
 @pytest.fixture(scope="session")
@@ -135,7 +112,7 @@ def service(transactional_db, tmp_path, local_ca, request) -> Iterator[Service]:
             {"worker": readme_commands("worker")[0], "beat": readme_commands("beat")[0]},
             tmp_path=tmp_path, env=env, ready={"worker": " ready.", "beat": "beat: Starting"}))
         processes = {"web": web, **background}
-        _wait_until_healthy(web, url)
+        wait_until_healthy(web, url)
         yield Service(url=url, processes=processes)
         stack.close()  # stopped before the test database is emptied
         if _failed(request):
