@@ -48,7 +48,7 @@ from datetime import time as day_time
 from pathlib import Path
 
 import psycopg
-from private_postgres import (
+from harness import (
     app_create,
     code_env,
     code_label,

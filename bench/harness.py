@@ -1,6 +1,7 @@
 """What the scale-out benchmarks (partitions_bench.py, capacity.py, scale_out.py) share: a
-private PostgreSQL server of their own, the CPU time of a process tree read from /proc, and the
-service's code run from a given directory (`--code`), so one script measures two trees alike.
+private PostgreSQL server of their own, the CPU time of a process tree read from /proc, the
+service's code and processes run from a given directory (`--code`, so one script measures two
+trees alike), and a local receiver for postbacks and webhooks.
 
 The server is initdb'd into a temporary directory with this machine's binaries, runs as the
 postgres user when the bench runs as root, and is removed afterwards; every setting not given
@@ -11,12 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
+import signal
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,3 +180,129 @@ def code_label(code: Path) -> str:
     dirty = subprocess.run(["git", "-C", str(code), "status", "--porcelain",
                             "--untracked-files=no"], capture_output=True, text=True).stdout
     return f"{code.name}@{commit}{'+changes' if dirty.strip() else ''}"
+
+
+class Process:
+    """A command of the README (`celery -A attribution_site worker ...`, `gunicorn ...`) run
+    from the tree at `code` with this virtualenv's executables, in a session of its own (so it
+    ends with its children), its output kept in a file."""
+
+    def __init__(self, command: str, *, code: Path, env: dict[str, str], log: Path):
+        argv = shlex.split(command)
+        argv[0] = str(Path(PYTHON).with_name(argv[0]))
+        self.command, self.log = command, log
+        with open(log, "wb") as out:
+            self.popen = subprocess.Popen(argv, cwd=code, env=env, stdout=out,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+        self.pid = self.popen.pid
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_for(self, text: str, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.output():
+            if self.popen.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise SystemExit(f"{self.command!r} did not say {text!r}:\n"
+                                 f"{self.output()[-3000:]}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGTERM)
+        try:
+            self.popen.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pid, signal.SIGKILL)
+            self.popen.wait()
+
+
+def wait_for_http(port: int, path: str = "/healthz", timeout: float = 30.0) -> None:
+    import http.client
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            connection.request("GET", path)
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"nothing answered 200 on port {port}{path}")
+        time.sleep(0.2)
+
+
+# --- A receiver of postbacks and webhooks -----------------------------------------------------
+
+@dataclass(frozen=True)
+class Received:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class Receiver:
+    """A threaded HTTP server on 127.0.0.1 (TLS with `tls`) that answers 200 at once and keeps
+    every request: a receiver as fast as the machine allows."""
+
+    def __init__(self, *, tls: ssl.SSLContext | None = None):
+        self.requests: list[Received] = []
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _handle(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                with receiver._lock:
+                    receiver.requests.append(Received(self.command, self.path,
+                                                      dict(self.headers.items()), body))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(b"ok")
+                self.close_connection = True
+
+            do_GET = do_POST = _handle
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.request_queue_size = 128
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@contextlib.contextmanager
+def trusted_tls() -> Iterator[tuple[ssl.SSLContext, str]]:
+    """A server context for 127.0.0.1 signed by a fresh CA, and the path of a CA bundle that
+    trusts it (for the senders' REQUESTS_CA_BUNDLE)."""
+    import trustme
+
+    ca = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+    with tempfile.TemporaryDirectory(prefix="attr-bench-ca-") as directory:
+        bundle = Path(directory) / "ca.pem"
+        ca.cert_pem.write_to_path(str(bundle))
+        yield context, str(bundle)

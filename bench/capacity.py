@@ -1,0 +1,265 @@
+"""Per-core figures for sizing (docs/scaling.md): the CPU each SDK request costs the web tier
+and PostgreSQL, and how many deliveries a Celery worker sends per second.
+
+    .venv/bin/python bench/capacity.py                       # as recorded in docs/benchmarks.md
+    .venv/bin/python bench/capacity.py --code /work/before --rounds 1 --duration 5 \\
+        --deliveries 300                                      # a quick look
+
+Web: a private PostgreSQL server (port 5497, 1 GB shared_buffers, otherwise PostgreSQL's
+defaults) holds --clicks clicks of the last 6 days (loaded as bench/hotpaths.py loads them, hot
+store prewarmed); gunicorn is started as the README starts it (`gunicorn attribution_site.wsgi
+-c gunicorn.conf.py`: gthread, 2 workers x 4 threads) and wrk drives clicks
+(bench/wrk/clicks.lua), installs (installs.lua: half device-id matches, half fingerprint
+lookups) and event batches of 10 (event_batches.lua, each event with a client event id) in
+rotation, --rounds times, --duration seconds each, a CHECKPOINT before each run. Around each run
+the user and system CPU of gunicorn's process tree and of PostgreSQL's (every backend and
+background process, from /proc, exited children included) is read; divided by the requests
+served this gives CPU milliseconds per request, and 1000 / that is what one core of each tier
+serves per second when nothing else shares it. A gthread worker runs Python under one GIL, so a
+web core is one gunicorn worker process.
+
+Deliveries: with the README's worker (`celery -A attribution_site worker --loglevel=INFO`, its
+default concurrency, then `-c 1`), --deliveries installs are published the way tracking
+publishes them (one transaction each, a postback to a plain-HTTP local receiver, or a signed
+webhook to an HTTPS one), their messages held back, then sent one message per delivery; the
+time from the first message to the last delivery marked succeeded gives deliveries/s, and the
+worker's CPU over that time gives CPU per delivery.
+
+Redis db 14. Not a test: nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import psycopg
+from harness import (
+    PYTHON,
+    REDIS_URL,
+    ROOT,
+    Process,
+    Receiver,
+    app_create,
+    code_env,
+    code_label,
+    migrate,
+    private_server,
+    recreate_database,
+    shell,
+    tree_cpu_seconds,
+    trusted_tls,
+    wait_for_http,
+)
+
+WEB_PORT = 8131
+PATHS = {  # name -> (wrk script, table whose new rows are the writes, extra wrk environment)
+    "clicks": ("clicks.lua", "tracking_click", {}),
+    "installs": ("installs.lua", "tracking_install", {}),
+    "event batches of 10": ("event_batches.lua", "tracking_event", {"BENCH_BATCH": "10"}),
+}
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--code", type=Path, default=ROOT, help="the tree to measure")
+    parser.add_argument("--phases", default="web,deliveries")
+    parser.add_argument("--clicks", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--deliveries", type=int, default=1000, help="per measured drain")
+    return parser.parse_args()
+
+
+def web_phase(args, server, code: Path) -> None:
+    import hotpaths  # its click loader and wrk runner, so both benches load and drive alike
+
+    database = server.database("attr_capacity")
+    recreate_database(database)
+    env = code_env(database)
+    migrate(code, env)
+    _, app_id, key = app_create(code, env)
+    sys.path.insert(1, str(code))  # the loader computes fingerprints with the tree's own code
+    hotpaths.load_clicks(database, app_id, 0, args.clicks)
+    web = Process("gunicorn attribution_site.wsgi -c gunicorn.conf.py", code=code,
+                  env={**env, "GUNICORN_BIND": f"127.0.0.1:{WEB_PORT}"},
+                  log=Path(tempfile.mkdtemp(prefix="attr-capacity-")) / "gunicorn.log")
+    wrk_env = dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key,
+                   BENCH_CLICKS=str(args.clicks),
+                   BENCH_NETWORKS=str(args.clicks // hotpaths.CLICKS_PER_NETWORK))
+    results: dict[str, list[dict]] = {name: [] for name in PATHS}
+    try:
+        wait_for_http(WEB_PORT)
+        warm_up = argparse.Namespace(connections=args.connections, duration=2)
+        for script, _, extra in PATHS.values():
+            hotpaths.wrk(WEB_PORT, script, warm_up, {**wrk_env, **extra})
+        with psycopg.connect(database, autocommit=True) as conn:
+            for round_no in range(1, args.rounds + 1):
+                for name, (script, table, extra) in PATHS.items():
+                    conn.execute("CHECKPOINT")
+                    rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                    pg, served = (tree_cpu_seconds(server.postmaster_pid()),
+                                  tree_cpu_seconds(web.pid))
+                    run = hotpaths.wrk(WEB_PORT, script, args, {**wrk_env, **extra})
+                    run["pg"] = tree_cpu_seconds(server.postmaster_pid()) - pg
+                    run["web"] = tree_cpu_seconds(web.pid) - served
+                    run["writes"] = conn.execute(
+                        f"SELECT count(*) FROM {table}").fetchone()[0] - rows
+                    results[name].append(run)
+                    print(f"  [round {round_no}] {name:20s} {run['rps']:8.1f} req/s, web "
+                          f"{run['web'] * 1000 / run['total']:.2f} ms CPU/request, PostgreSQL "
+                          f"{run['pg'] * 1000 / run['total']:.3f} ms, {run['writes']:,} rows"
+                          f"{', NON-2XX/3XX: ' + str(run['bad']) if run['bad'] else ''}",
+                          flush=True)
+    finally:
+        web.stop()
+    print(f"\nWeb and database CPU per SDK request ({code_label(code)}; median of {args.rounds} "
+          f"rounds, {args.duration} s each, wrk -t2 -c{args.connections}, gunicorn -w 2 "
+          f"--threads 4 on 2 cores shared with PostgreSQL and wrk; {args.clicks:,} clicks "
+          "stored):\n")
+    print("| request | req/s on this box | web CPU ms | requests per web core-second | "
+          "PostgreSQL CPU ms | requests per PostgreSQL core-second | rows written per "
+          "request |\n|---|---:|---:|---:|---:|---:|---:|")
+    for name, runs in results.items():
+        web_ms = statistics.median(r["web"] * 1000 / r["total"] for r in runs)
+        pg_ms = statistics.median(r["pg"] * 1000 / r["total"] for r in runs)
+        print(f"| {name} | {statistics.median(r['rps'] for r in runs):,.0f} | {web_ms:.2f} | "
+              f"{1000 / web_ms:,.0f} | {pg_ms:.3f} | {1000 / pg_ms:,.0f} | "
+              f"{statistics.median(r['writes'] / r['total'] for r in runs):.2f} |")
+
+
+DRAIN = """
+import sys, time, uuid
+from datetime import timedelta
+from django.db import transaction
+from django.utils import timezone
+from attribution_site import domain_events
+from delivery import enqueue
+from delivery.models import Delivery
+
+app_id = uuid.UUID(%(app_id)r)
+held = []
+send = enqueue.deliveries_enqueue
+enqueue.deliveries_enqueue = held.extend  # created now, sent when the clock starts
+now = timezone.now()
+for n in range(%(count)d):
+    with transaction.atomic():
+        domain_events.publish([domain_events.InstallAttributed(
+            app_id=app_id, install_id=uuid.uuid4(), device_id=f'gaid-{n}', platform='android',
+            media_source='network1', campaign_id='c1', match_type='device_id',
+            confidence=100.0, is_organic=False, installed_at=now, click_id=uuid.uuid4(),
+            click_time=now - timedelta(hours=1))])
+enqueue.deliveries_enqueue = send
+print('CREATED', len(held), flush=True)
+sys.stdin.readline()
+started = time.monotonic()
+for delivery_id in held:
+    send([delivery_id])
+unsent = Delivery.objects.filter(id__in=held).exclude(state='succeeded')
+while unsent.exclude(state='failed').exists():
+    time.sleep(0.02)
+print('SECONDS', time.monotonic() - started)
+print('FAILED', unsent.count(), flush=True)
+"""
+
+
+def drain(code: Path, env: dict, app_id: str, count: int, worker: Process) -> dict:
+    """Publish `count` installs of an app with one delivery each, then send them and time
+    the worker until the last one succeeded."""
+    driver = subprocess.Popen([PYTHON, "manage.py", "shell", "-c",
+                               DRAIN % {"app_id": app_id, "count": count}],
+                              cwd=code, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    said = ""
+    while not said.startswith("CREATED"):  # after Django's shell greeting, if any
+        said = driver.stdout.readline()
+        if not said:
+            raise SystemExit(f"the driver stopped: exit code {driver.wait()}")
+    cpu = tree_cpu_seconds(worker.pid)
+    driver.stdin.write("\n")
+    driver.stdin.flush()
+    lines = dict(line.split() for line in driver.stdout.read().splitlines()
+                 if line.startswith(("SECONDS ", "FAILED ")))
+    cpu = tree_cpu_seconds(worker.pid) - cpu
+    driver.wait()
+    seconds = float(lines["SECONDS"])
+    return {"seconds": seconds, "rate": count / seconds, "cpu_ms": cpu * 1000 / count,
+            "failed": int(lines["FAILED"])}
+
+
+def deliveries_phase(args, server, code: Path) -> None:
+    import redis
+
+    database = server.database("attr_capacity_deliveries")
+    recreate_database(database)
+    redis.Redis.from_url(REDIS_URL).flushdb()  # no message of an earlier run
+    with trusted_tls() as (tls, bundle):
+        plain, secure = Receiver(), Receiver(tls=tls)
+        env = code_env(database, DELIVERY_ALLOW_PRIVATE_NETWORKS="1",
+                       REQUESTS_CA_BUNDLE=bundle)
+        migrate(code, env)
+        apps = {}
+        for kind, email in (("postback", "postback@example.com"),
+                            ("webhook", "webhook@example.com")):
+            _, apps[kind], _ = app_create(code, env, email=email)
+        shell(code, env, (
+            "from apps_registry.models import App\n"
+            "from delivery.services import postback_create, webhook_create\n"
+            f"postback_create(app=App.objects.get(id='{apps['postback']}'),"
+            f" media_source='network1', postback_url='{plain.url}/pb?i={{install_id}}')\n"
+            f"webhook_create(app=App.objects.get(id='{apps['webhook']}'),"
+            f" url='{secure.url}/hook', events=['install'])\n"))
+        logs = Path(tempfile.mkdtemp(prefix="attr-capacity-"))
+        results: dict[tuple[str, str], list[dict]] = {}
+        for concurrency in ("", "-c 1"):
+            worker = Process(f"celery -A attribution_site worker --loglevel=INFO {concurrency}"
+                             .strip(), code=code, env=env,
+                             log=logs / f"worker{concurrency.replace(' ', '')}.log")
+            try:
+                worker.wait_for("ready.")
+                processes = concurrency.split()[-1] if concurrency else str(os.cpu_count())
+                drain(code, env, apps["postback"], 50, worker)  # imports, connections
+                for round_no in range(1, args.rounds + 1):
+                    for kind in ("postback", "webhook"):
+                        run = drain(code, env, apps[kind], args.deliveries, worker)
+                        results.setdefault((processes, kind), []).append(run)
+                        print(f"  [round {round_no}] worker with {processes} processes, "
+                              f"{kind}s: {run['rate']:.0f}/s, worker CPU "
+                              f"{run['cpu_ms']:.2f} ms each, failed {run['failed']}",
+                              flush=True)
+            finally:
+                worker.stop()
+        plain.stop()
+        secure.stop()
+    print(f"\nDeliveries by one worker ({code_label(code)}; median of {args.rounds} rounds of "
+          f"{args.deliveries:,}; the receiver in the bench process on the same 2 cores, "
+          "answering 200 at once):\n")
+    print("| worker | kind | deliveries/s | per worker process | worker CPU ms per delivery | "
+          "deliveries per worker core-second |\n|---|---|---:|---:|---:|---:|")
+    for (processes, kind), runs in results.items():
+        rate = statistics.median(r["rate"] for r in runs)
+        cpu = statistics.median(r["cpu_ms"] for r in runs)
+        print(f"| {processes} processes (`{'-c 1' if processes == '1' else 'default'}`) | "
+              f"{kind} | {rate:,.0f} | {rate / int(processes):,.0f} | {cpu:.2f} | "
+              f"{1000 / cpu:,.0f} |")
+
+
+def main() -> None:
+    args = parse_args()
+    code = args.code.resolve()
+    phases = set(args.phases.split(","))
+    with private_server(settings={"shared_buffers": "1GB"}) as server:
+        if "web" in phases:
+            web_phase(args, server, code)
+        if "deliveries" in phases:
+            deliveries_phase(args, server, code)
+
+
+if __name__ == "__main__":
+    main()
