@@ -14,7 +14,9 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError
 from django.http import Http404
+from psycopg_pool import PoolTimeout
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -113,6 +115,14 @@ class ServiceUnavailable(ApiError):
         return 503
 
 
+class PoolExhausted(ServiceUnavailable):
+    """Every connection of this process's pool stayed busy for DATABASE_POOL_TIMEOUT
+    (docs/pooling.md): nothing was stored, and an SDK retries a 503 after Retry-After."""
+
+    default_message = "The service is at capacity; retry shortly."
+    retry_after = 1
+
+
 def api_error(exc: Exception, *, where: str = "view") -> ApiError:
     """The error `exc` stands for. Anything unexpected is logged with its traceback, which
     stays here: the client gets INTERNAL_ERROR and nothing else."""
@@ -125,6 +135,9 @@ def api_error(exc: Exception, *, where: str = "view") -> ApiError:
 def _api_error(exc: Exception) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
+    if isinstance(exc, DatabaseError) and isinstance(exc.__cause__, PoolTimeout):
+        logger.warning("no pooled database connection came free: %s", exc)
+        return PoolExhausted()
     if isinstance(exc, drf.ValidationError):
         details = _field_details(exc.detail)
         return ValidationFailed(_validation_message(details), details)

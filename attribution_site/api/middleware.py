@@ -8,14 +8,11 @@ unhandled exception (logged with its traceback, answered as 500 INTERNAL_ERROR).
 from __future__ import annotations
 
 import json
-import logging
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from attribution_site.api import envelope
-from attribution_site.api.exceptions import error_for_status
-
-logger = logging.getLogger("attribution_site.api")
+from attribution_site.api.exceptions import api_error, error_for_status
 
 
 def envelope_response(status: int, *, replacing: HttpResponse | None = None) -> JsonResponse:
@@ -40,9 +37,8 @@ class ApiErrorEnvelopeMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception):
         if not request.path.startswith("/api/"):
             return None
-        logger.exception("Unhandled error on %s %s", request.method, request.path,
-                         exc_info=exception)
-        return envelope_response(500)
+        error = api_error(exception, where=f"{request.method} {request.path}")
+        return envelope.error_response(error)
 
 
 def _is_json(response: HttpResponse) -> bool:
