@@ -7,6 +7,11 @@ model a paid row's installs and revenue are its credited shares (queries.attribu
 per media source for the sources table; clicks and cost do not depend on a model and stay, and
 so do the organic and no-install rows (no touchpoint, nothing to share). CPI, ROAS and the
 conversion rate follow from the credited figures by the same properties as under last-touch.
+
+A report reads `rollups.data_through` before its figures. Rollup rows and the watermark commit
+together, and whatever commits (or a replica replays) between the two reads can only add to
+the figures: they then hold at least what `data_through` claims, on the primary as on a
+replica (docs/replica.md, "Lag").
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from analytics.models import SourceType
 from analytics.money import Money
 from analytics.queries import Performance, Period
 from analytics.touch_credit import DEFAULT_MODEL
+from attribution_site import replica
 
 ORDER = {SourceType.PAID: 0, SourceType.ORGANIC: 1, SourceType.NO_INSTALL: 2}
 
@@ -31,7 +37,8 @@ def period_for_read(*, app_id: uuid.UUID, start: date, end: date,
     """The period to query and the app's report currency, after bringing the rollups up to
     date where no beat does it (the embedded default): a new install shows on the next read."""
     if settings.ANALYTICS_REFRESH_ON_READ and reads_rollups:
-        rollups.refresh_on_read()
+        with replica.primary_reads():  # a writer: it reads what it writes, on the primary
+            rollups.refresh_on_read()
     return (Period(app_id=app_id, start=start, end=end),
             queries.report_currency(app_id=app_id))
 

@@ -28,6 +28,7 @@ from analytics.serializers import (
     SourcesOutput,
 )
 from apps_registry.scoping import OrganizationScopedView
+from attribution_site.replica import ReportReads
 
 PERIOD_PARAMETERS = [
     OpenApiParameter("app_id", OpenApiTypes.UUID, required=True),
@@ -59,7 +60,9 @@ class Answer:
     report: object
 
 
-class AnalyticsView(OrganizationScopedView):
+class AnalyticsView(ReportReads, OrganizationScopedView):
+    """Reads its figures where reports read: the replica when there is one."""
+
     query_serializer = PeriodQuery
     reads_rollups = True
 
@@ -72,12 +75,14 @@ class AnalyticsView(OrganizationScopedView):
         period, currency = reading.period_for_read(
             app_id=app.id, start=params.validated_data["start_date"],
             end=params.validated_data["end_date"], reads_rollups=self.reads_rollups)
+        # Before the figures (analytics/reading.py): they then hold at least this much.
+        self.data_through = (rollups.data_through(app_id=app.id) if self.reads_rollups
+                             else None)
         return period, currency, params.validated_data
 
     def answer(self, output, period: queries.Period, currency: str, report) -> Response:
         header = Header(app_id=period.app_id, start=period.start, end=period.end,
-                        currency=currency,
-                        data_through=rollups.data_through(app_id=period.app_id))
+                        currency=currency, data_through=self.data_through)
         return Response(output(Answer(header=header, report=report)).data)
 
 

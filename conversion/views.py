@@ -21,6 +21,7 @@ from analytics.views import NOT_FOUND, PERIOD_PARAMETERS, AnalyticsView, Answer,
 from apps_registry.authentication import require_app
 from apps_registry.scoping import OrganizationScopedView
 from apps_registry.sdk import SdkView, json_object
+from attribution_site import replica
 from attribution_site.api.exceptions import NotFound, RateLimited, ValidationFailed
 from attribution_site.api.throttling import fixed_window_hit
 from conversion import report, selectors, services
@@ -137,9 +138,11 @@ class SkanReportView(AnalyticsView):
                        "schema version active when each arrived (docs/metrics.md, skan)."))
     def get(self, request):
         period, currency, _ = self.period()
+        # Postbacks are read live: the figures hold everything the database read had when
+        # asked (now on the primary; what a replica has replayed), asked before the rows.
+        through = replica.complete_through()
         rows = selectors.skan_rows(app_id=period.app_id, start=period.start, end=period.end,
                                    currency=currency)
-        # Postbacks are read live: the figures include everything received until now.
         header = Header(app_id=period.app_id, start=period.start, end=period.end,
-                        currency=currency, data_through=timezone.now())
+                        currency=currency, data_through=through)
         return Response(SkanOutput(Answer(header=header, report=rows)).data)

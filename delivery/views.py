@@ -23,6 +23,7 @@ from rest_framework.response import Response
 from apps_registry.models import App
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound
+from attribution_site.replica import ReportReads
 from delivery import selectors, services
 from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
 from delivery.serializers import (
@@ -169,8 +170,9 @@ class ConfigTestView(ConfigView):
                          "log": self.log_output(attempt).data})
 
 
-class ConfigLogView(ConfigView):
-    """A page of the delivery log of one app, newest first, with the cursor of the next."""
+class ConfigLogView(ReportReads, ConfigView):
+    """A page of the delivery log of one app, newest first, with the cursor of the next:
+    attempts from where reports read, the configuration from the primary."""
 
     def get(self, request):
         app = self.get_app_from_query("app_id")

@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import MAX_LIMIT
+from attribution_site.replica import ReportReads
 from links import qr, report, selectors, services
 from links.models import Link
 from links.serializers import (
@@ -164,7 +165,7 @@ class LinkQrView(LinkView):
         return response
 
 
-class LinkReportView(LinkView):
+class LinkReportView(ReportReads, LinkView):
     @extend_schema(
         parameters=[
             OpenApiParameter("start_date", OpenApiTypes.STR, required=True, description=(

@@ -25,6 +25,7 @@ from django.shortcuts import redirect, render
 from django.urls import path, register_converter, reverse
 
 from attribution_site.api.exceptions import ApiError, NotFound
+from attribution_site.replica import ReportReads
 from console import shown_once
 from console.forms import BOOLEAN, LIST, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
@@ -241,7 +242,7 @@ class ConfigTestPage(KindPage):
             config=config, attempt=attempt, excerpt=EXCERPT))
 
 
-class ConfigLogPage(KindPage):
+class ConfigLogPage(ReportReads, KindPage):
     def get(self, request, app_id, kind, config_id):
         config = self.config
         params = QueryDict(mutable=True)

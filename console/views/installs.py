@@ -2,7 +2,8 @@
 else is looked up as a device id, as `GET /api/v1/installs?device_id=` does), the app's latest
 installs a keyset page at a time, and one install's page with its result, its decision trail in
 plain words (tracking/trail_words.py), the clicks that lost and its re-engagements. Reads
-through the selectors the installs API uses."""
+through the selectors the installs API uses, where reports read (the replica when there is
+one: docs/replica.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from attribution_site.replica import ReportReads
 from console.pages import AppPage
 from tracking import selectors
 from tracking.models import Install
@@ -20,7 +22,7 @@ from tracking.trail_words import trail_in_words
 PAGE_SIZE = 50
 
 
-class InstallListPage(AppPage):
+class InstallListPage(ReportReads, AppPage):
     section = "installs"
     template = "console/installs/list.html"
 
@@ -52,7 +54,7 @@ class InstallListPage(AppPage):
         return install if install is not None and install.app_id == self.app.id else None
 
 
-class InstallDetailPage(AppPage):
+class InstallDetailPage(ReportReads, AppPage):
     section = "installs"
 
     def get(self, request, app_id, install_id):

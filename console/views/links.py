@@ -22,6 +22,7 @@ from django.urls import path
 from django.utils import timezone
 
 from attribution_site.api.exceptions import ApiError, ValidationFailed
+from attribution_site.replica import reports
 from console.forms import BOOLEAN, NULLABLE, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from console.period import range_from_query
@@ -209,7 +210,8 @@ class LinkDetailPage(LinksPage):
     def get(self, request, app_id, link_id):
         link = self.get_link(link_id)
         chosen = range_from_query(request.GET, today=timezone.now().date())
-        figures = report.link_report(link_id=link.id, start=chosen.start, end=chosen.end)
+        with reports():  # the link from the primary, its figures where reports read
+            figures = report.link_report(link_id=link.id, start=chosen.start, end=chosen.end)
         typed = ({"start": request.GET.get("start", ""), "end": request.GET.get("end", "")}
                  if chosen.errors else {"start": chosen.start.isoformat(),
                                         "end": chosen.end.isoformat()})

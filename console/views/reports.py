@@ -19,6 +19,7 @@ from analytics import exports, queries, reading, rollups
 from analytics.models import SourceType
 from analytics.serializers import EXPORT_TYPES
 from analytics.touch_credit import DEFAULT_MODEL, MODELS
+from attribution_site.replica import ReportReads
 from console import tables
 from console.pages import AppPage
 from console.period import range_from_query
@@ -30,8 +31,9 @@ EXPORT_LABELS = {"installs": "Installs", "events": "Events", "revenue": "Revenue
 NOT_YET = "not yet"
 
 
-class ReportPage(AppPage, ABC):
-    """A page over one date range: parses the range, reads, renders with the range chooser."""
+class ReportPage(ReportReads, AppPage, ABC):
+    """A page over one date range: parses the range, reads (where reports read: the replica
+    when there is one), renders with the range chooser."""
 
     template = ""
     reads_rollups = True
@@ -41,11 +43,12 @@ class ReportPage(AppPage, ABC):
         period, currency = reading.period_for_read(
             app_id=self.app.id, start=self.range.start, end=self.range.end,
             reads_rollups=self.reads_rollups)
+        # Before the figures (analytics/reading.py): they then hold at least this much.
+        data_through = rollups.data_through(app_id=self.app.id)
         report = self.report(period=period, currency=currency)
         return render(request, self.template, self.context(
             range=self.range, currency=currency, keep=self.keep(), presets=self.preset_links(),
-            typed=self.typed(), data_through=rollups.data_through(app_id=self.app.id),
-            **report))
+            typed=self.typed(), data_through=data_through, **report))
 
     def typed(self) -> dict[str, str]:
         """The custom form's dates: what was typed when it was refused, else the range's."""
@@ -225,7 +228,7 @@ class ExportsPage(ReportPage):
         return {"links": links}
 
 
-class ExportDownload(AppPage):
+class ExportDownload(ReportReads, AppPage):
     """The streamed CSV of the API's export, under the session instead of a token."""
 
     def get(self, request, app_id, kind):

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from datetime import date
 
-from django.db import connection, transaction
+from django.db import connections, transaction
 from django.db.models import CharField, Func, TextField
 from django.db.models.functions import Cast
 
@@ -86,9 +86,10 @@ def events_for_export(*, app_id: uuid.UUID, start: date, end: date,
 def _stream(rows, *, whole_result_plan: bool = False) -> Iterator[tuple]:
     # Inside a transaction PostgreSQL streams a server-side cursor; outside one Django declares
     # it WITH HOLD, which makes the server materialise the whole result before the first row.
-    with transaction.atomic():
-        if whole_result_plan and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
+    # The transaction is on the database the rows are read from (a report's: the replica).
+    with transaction.atomic(using=rows.db):
+        if whole_result_plan and connections[rows.db].vendor == "postgresql":
+            with connections[rows.db].cursor() as cursor:
                 cursor.execute("SET LOCAL cursor_tuple_fraction = 1.0")
         yield from rows.iterator(chunk_size=EXPORT_CHUNK_ROWS)
 
