@@ -12,17 +12,18 @@ Each tree migrates its own database on a private PostgreSQL server (port 5497, P
 default settings, autovacuum on, 512 MB shared_buffers) and runs its own `manage.py
 prune_clicks`, timed inside the process (`call_command`, so Django's start-up is not counted);
 both trees run on this virtualenv. A tree whose `tracking_click` is partitioned gets its day
-partitions from its own `partitions_ensure` (the function beat calls), reached through
-`manage.py shell`.
+partitions, the past days' too, from its own `partitions_ensure` (the function beat calls,
+given the day), reached through `manage.py shell`.
 
 1. Prune (--rounds, trees in rotation, the order reversed each round): the hot store holds
    --live clicks over the last 7 days; each round loads --expired clicks dated on one day 9
    days ago, runs VACUUM (ANALYZE) and CHECKPOINT (a table that grew click by click has been
    vacuumed and checkpointed), and prunes. Measured: the prune's time, the WAL it wrote
-   (pg_current_wal_lsn before and after: nothing else writes on this server), and, from a
-   thread inserting one click at a time (hot store and archive in one statement, as
-   tracking/sql.py does) throughout, the clicks per second and slowest insert during the
-   prune against the 5 seconds before it.
+   and, from a thread inserting one click at a time (hot store and archive in one statement,
+   as tracking/sql.py does) throughout, the clicks per second and slowest insert during the
+   prune against the 5 seconds before it. The WAL is the server's (pg_current_wal_lsn before
+   and after; nothing else writes there) less the concurrent clicks' own, at the bytes per
+   click they wrote in the 5 seconds before.
 2. A fortnight (--days, default 14): every simulated day each tree's database gets the day's
    clicks (hot store and archive) and events, stamped with that day's times in time order,
    written in statements of 10,000 rows, then the daily prune, run as if it were the next
@@ -149,6 +150,17 @@ def insert_events(conn, app_id: str, *, first: int, count: int, start: datetime,
 
 # --- A tree of the service and its database -------------------------------------------------
 
+@dataclass(frozen=True)
+class Prune:
+    started: float  # time.time() in the pruning process
+    ended: float
+    said: str  # the command's last line
+
+    @property
+    def seconds(self) -> float:
+        return self.ended - self.started
+
+
 @dataclass
 class Tree:
     code: Path
@@ -177,25 +189,29 @@ class Tree:
         tree's own code; nothing for plain tables."""
         if not self.partitioned:
             return
+        # What beat makes on a given day: that day's partitions and AHEAD_DAYS after it.
         shell(self.code, self.env(), (
-            "import datetime\n"
-            "from tracking.partitions import partitions_ensure\n"
-            f"partitions_ensure(first_day=datetime.date.fromisoformat('{first}'),"
-            f" last_day=datetime.date.fromisoformat('{last}'))\n"))
+            "from datetime import UTC, date, datetime, time, timedelta\n"
+            "from tracking.partition_sql import partitions_ensure\n"
+            "from tracking.partitions import AHEAD_DAYS\n"
+            f"day = date.fromisoformat('{first}')\n"
+            f"while day <= date.fromisoformat('{last}'):\n"
+            "    partitions_ensure(now=datetime.combine(day, time(12), UTC))\n"
+            "    day += timedelta(days=AHEAD_DAYS + 1)\n"))
 
-    def prune(self, *, retention_days: int = 7) -> tuple[float, str]:
-        """The tree's own `prune_clicks`, timed in its process: (seconds, its last line)."""
+    def prune(self, *, retention_days: int = 7) -> Prune:
+        """The tree's own `prune_clicks`, timed in its process."""
         out = shell(self.code, self.env(), (
             "import io, time\n"
             "from django.core.management import call_command\n"
             "out = io.StringIO()\n"
-            "started = time.perf_counter()\n"
+            "print('STARTED', time.time())\n"
             f"call_command('prune_clicks', retention_days={retention_days}, stdout=out)\n"
-            "print('SECONDS', time.perf_counter() - started)\n"
+            "print('ENDED', time.time())\n"
             "print('LAST', out.getvalue().strip().splitlines()[-1])\n"))
         lines = dict(line.split(" ", 1) for line in out.splitlines()
-                     if line.startswith(("SECONDS ", "LAST ")))
-        return float(lines["SECONDS"]), lines["LAST"]
+                     if line.startswith(("STARTED ", "ENDED ", "LAST ")))
+        return Prune(float(lines["STARTED"]), float(lines["ENDED"]), lines["LAST"])
 
 
 class SketchTree(Tree):
@@ -228,8 +244,8 @@ class SketchTree(Tree):
                              f"{HOT} FOR VALUES FROM ('{day}') TO ('{day + timedelta(days=1)}')")
                 day += timedelta(days=1)
 
-    def prune(self, *, retention_days: int = 7) -> tuple[float, str]:
-        started = time.perf_counter()
+    def prune(self, *, retention_days: int = 7) -> Prune:
+        started = time.time()
         cutoff = datetime.now(UTC) - timedelta(days=retention_days, hours=1)
         with psycopg.connect(self.database) as conn:
             # The upper bound of each day partition, from its bound expression.
@@ -240,7 +256,7 @@ class SketchTree(Tree):
                 [HOT]).fetchall() if upper is not None and upper <= cutoff]
             for name in expired:
                 conn.execute(f"DROP TABLE {name}")
-        return time.perf_counter() - started, f"dropped {len(expired)} day partitions"
+        return Prune(started, time.time(), f"dropped {len(expired)} day partitions")
 
 
 # The tables holding a relation's rows: its partitions, or itself when it has none (for a
@@ -282,15 +298,18 @@ class ClickWriter(threading.Thread):
         with psycopg.connect(self.url, autocommit=True) as conn:
             while not self.stopping.is_set():
                 select, params = _click_rows(self.app_id, n, 1, datetime.now(UTC), 0.0)
-                started = time.monotonic()
+                started = time.time()  # the prune's process reads the same clock
                 conn.execute(
                     "WITH async_commit AS (SELECT set_config('synchronous_commit', 'off',"
                     f" true)), hot AS (INSERT INTO {HOT} ({CLICK_COLUMNS}) {select} RETURNING"
                     f" {CLICK_COLUMNS}) INSERT INTO tracking_clickarchive ({CLICK_COLUMNS})"
                     f" SELECT {CLICK_COLUMNS} FROM hot, async_commit", params)
-                ended = time.monotonic()
+                ended = time.time()
                 self.done.append((ended, ended - started))
                 n += 1
+
+    def count(self, start: float, end: float) -> int:
+        return sum(1 for e, _ in self.done if start <= e <= end)
 
     def between(self, start: float, end: float) -> tuple[float, float]:
         """Inserts per second and the slowest insert among those that ended in [start, end]
@@ -324,32 +343,36 @@ def prune_round(tree: Tree, args, round_no: int) -> dict:
         conn.execute("CHECKPOINT")
     writer = ClickWriter(tree.database, tree.app_id)
     writer.start()
+    time.sleep(1.0)  # its connection made, its statement prepared
+    quiet_lsn, quiet_from = wal_lsn(tree.database), time.time()
     time.sleep(5.0)
-    lsn = wal_lsn(tree.database)
-    started = time.monotonic()
-    seconds, said = tree.prune()
-    ended = time.monotonic()
-    wal = wal_bytes(tree.database, lsn, wal_lsn(tree.database))
+    lsn, launched = wal_lsn(tree.database), time.time()
+    prune = tree.prune()
+    wal, returned = wal_bytes(tree.database, lsn, wal_lsn(tree.database)), time.time()
     time.sleep(1.0)
     writer.stopping.set()
     writer.join()
-    before_rate, before_slowest = writer.between(started - 5.0, started)
+    # The clicks' own WAL, at the rate they wrote it before the prune, is not the prune's.
+    per_click = wal_bytes(tree.database, quiet_lsn, lsn) / max(writer.count(quiet_from,
+                                                                             launched), 1)
+    wal -= round(per_click * writer.count(launched, returned))
+    before_rate, before_slowest = writer.between(launched - 5.0, launched)
     # A prune of milliseconds would give a rate over a window too short to mean anything:
     # the rate is taken over at least the second that follows the prune's start.
-    during_rate, during_slowest = writer.between(started, max(ended, started + 1.0))
+    during_rate, during_slowest = writer.between(prune.started,
+                                                 max(prune.ended, prune.started + 1.0))
     with psycopg.connect(tree.database, autocommit=True) as conn:
         left = conn.execute(f"SELECT count(*) FROM {HOT} WHERE clicked_at < %s",
                             [datetime.combine(expired + timedelta(days=1), day_time(), UTC)]
                             ).fetchone()[0]
         conn.execute(f"VACUUM {HOT}")  # each round starts from a vacuumed table
-    result = {"seconds": seconds, "wall": ended - started, "wal": wal, "said": said,
-              "left": left, "rate_before": before_rate, "rate_during": during_rate,
+    result = {"seconds": prune.seconds, "wal": wal, "said": prune.said, "left": left,
+              "rate_before": before_rate, "rate_during": during_rate,
               "slowest_before": before_slowest, "slowest_during": during_slowest}
-    print(f"  [prune round {round_no + 1}] {tree.label}: {seconds:.3f} s "
-          f"(process {ended - started:.1f} s), WAL {wal / 2**20:.1f} MB, clicks/s "
-          f"{before_rate:.0f} before -> {during_rate:.0f} during (slowest "
-          f"{before_slowest * 1000:.1f} -> {during_slowest * 1000:.1f} ms), {left} expired "
-          f"left; {said!r}", flush=True)
+    print(f"  [prune round {round_no + 1}] {tree.label}: {prune.seconds:.3f} s, WAL "
+          f"{wal / 2**20:.1f} MB, clicks/s {before_rate:.0f} before -> {during_rate:.0f} "
+          f"during (slowest {before_slowest * 1000:.1f} -> {during_slowest * 1000:.1f} ms), "
+          f"{left} expired left; {prune.said!r}", flush=True)
     return result
 
 
@@ -411,10 +434,11 @@ def week_phase(trees: list[Tree], args) -> None:
                               count=args.week_events, start=start, seconds=86_399.0)
             # The prune of the next morning: the cutoff is 7 days and 1 hour before the
             # simulated now, the time of day of the real one on the day after `day`.
-            seconds, said = tree.prune(retention_days=7 + (today - day).days - 1)
+            prune = tree.prune(retention_days=7 + (today - day).days - 1)
             if paced:
-                tree.prune_seconds.append(seconds)
-            print(f"  [{day}] {tree.label}: prune {seconds:.3f} s; {said}", flush=True)
+                tree.prune_seconds.append(prune.seconds)
+            print(f"  [{day}] {tree.label}: prune {prune.seconds:.3f} s; {prune.said}",
+                  flush=True)
         if paced:
             time.sleep(max(0.0, args.day_seconds - (time.monotonic() - began)))
     print(f"\nHot store after {args.days} simulated days ({args.week_clicks:,} clicks a day, "
