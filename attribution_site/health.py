@@ -63,6 +63,24 @@ def _deliveries(database_ok: bool) -> tuple[str, dict | None]:
         "late_after_seconds": overdue.late_seconds}
 
 
+def _replica(database_ok: bool) -> tuple[str, dict | None]:
+    """("ok" | "warning" | "down" | "not configured" | "not checked", the replay lag). Never a
+    failure: reports read the primary while the replica is down (attribution_site/replica.py)."""
+    from attribution_site import replica
+
+    if not replica.configured():
+        return "not configured", None
+    if not database_ok:  # the lag is measured against the primary
+        return "not checked", None
+    try:
+        lag = replica.replica_lag()
+    except Exception:  # noqa: BLE001
+        logger.warning("readiness: read replica unreachable", exc_info=True)
+        return "down", None
+    return lag.state, {"lag_bytes": lag.bytes, "lag_seconds": lag.seconds,
+                       "replay_paused": lag.paused}
+
+
 def readyz(request):
     checks = {"database": _database_ok(), "redis": _redis_ok()}
     ready = all(ok is not False for ok in checks.values())
@@ -70,6 +88,7 @@ def readyz(request):
             "checks": {name: ("ok" if ok else "not configured" if ok is None else "down")
                        for name, ok in checks.items()}}
     body["checks"]["deliveries"], body["deliveries"] = _deliveries(bool(checks["database"]))
+    body["checks"]["replica"], body["replica"] = _replica(bool(checks["database"]))
     if ready:
         return envelope.success_response(body)
     return envelope.error_response(ServiceUnavailable(details=body["checks"]))

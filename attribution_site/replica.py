@@ -61,8 +61,9 @@ _retry_at = 0.0  # monotonic time before which the replica is not tried again
 def replica_settings(url: str, *, primary: dict) -> dict:
     """The `replica` alias's DATABASES entry: the host, database and login of `url` with the
     primary's engine and options (pool, prepared statements), never a test database of its
-    own (tests mirror the primary), and a connect timeout unless `url` names one, so that an
-    unreachable replica holds a report for seconds, not for the system's TCP timeout."""
+    own (tests mirror the primary), and a connect timeout (unless `url` names one) and pool
+    wait of CONNECT_TIMEOUT_SECONDS, so that an unreachable replica holds a report for
+    seconds, not for the system's TCP timeout or the pool's wait for the primary."""
     if not primary["ENGINE"].endswith("postgresql"):
         raise ImproperlyConfigured("DATABASE_REPLICA_URL needs a PostgreSQL DATABASE_URL")
     try:
@@ -75,6 +76,10 @@ def replica_settings(url: str, *, primary: dict) -> dict:
     replica.update({name: given[name] for name in ("NAME", "USER", "PASSWORD", "HOST", "PORT")})
     replica["OPTIONS"] = {**replica.get("OPTIONS", {}), **given.get("OPTIONS", {})}
     replica["OPTIONS"].setdefault("connect_timeout", CONNECT_TIMEOUT_SECONDS)
+    if "pool" in replica["OPTIONS"]:  # a pool waits for a connection it cannot make, too
+        pool = replica["OPTIONS"]["pool"]
+        pool["timeout"] = min(pool.get("timeout", CONNECT_TIMEOUT_SECONDS),
+                              CONNECT_TIMEOUT_SECONDS)
     replica["TEST"] = {"MIRROR": DEFAULT_DB_ALIAS}
     return replica
 
@@ -159,6 +164,8 @@ def _choose() -> str:
         # tells, instead of a failed report.
         if not replica.is_usable():
             replica.close()
+            if replica.settings_dict["OPTIONS"].get("pool"):
+                replica.close_pool()  # its other connections date from before as well
             replica.ensure_connection()
     except DatabaseError as error:
         replica.close()

@@ -18,6 +18,7 @@ from kombu import Exchange, Queue
 
 from attribution_site.database import database_settings, prepared_statements_default
 from attribution_site.env import Env
+from attribution_site.replica import REPLICA, replica_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env(os.environ)
@@ -127,6 +128,13 @@ DATABASES = {"default": database_settings(
     pool_min_size=env.int("DATABASE_POOL_MIN_SIZE", 2, minimum=0),
     pool_max_size=env.int("DATABASE_POOL_MAX_SIZE", 8, minimum=1),
     pool_timeout=env.int("DATABASE_POOL_TIMEOUT", 10, minimum=1))}
+# Reports (analytics, exports, the console's reports, delivery logs) read from a streaming
+# replica when one is given; everything else reads and writes the primary. The router is
+# always there and sends nothing anywhere without the alias (attribution_site/replica.py).
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL")
+if DATABASE_REPLICA_URL:
+    DATABASES[REPLICA] = replica_settings(DATABASE_REPLICA_URL, primary=DATABASES["default"])
+DATABASE_ROUTERS = ["attribution_site.replica.ReportsRouter"]
 # No CONN_HEALTH_CHECKS: it costs a SELECT 1 round trip at the start of every request, a
 # third of a click's database time. After a database restart each stale connection fails one
 # request instead (see docs/decisions.md).

@@ -1,6 +1,7 @@
 """Shared fixtures. Tests run on whatever DATABASE_URL/REDIS_URL name (PostgreSQL and Redis in
 CI); a test marked `redis` or `worker` is skipped without Redis (`postgres` without PostgreSQL,
-`node` without Node.js, `browser` without Chromium and Playwright), and with REQUIRE_SERVICES=1
+`node` without Node.js, `browser` without Chromium and Playwright, `replica` without the
+PostgreSQL server programs that make a primary and replica pair), and with REQUIRE_SERVICES=1
 such a skip is an error instead.
 """
 
@@ -20,11 +21,14 @@ from rest_framework.test import APIClient
 
 from attribution_site import local_cache, redis_rest
 from tests.factories import AppFactory, UserFactory, issue_key
+from tests.replica.cluster import server_bindir
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "replica: starts its own PostgreSQL primary and "
+                                       "streaming replica (tests/replica/cluster.py)")
     if REQUIRE_SERVICES:
         engine = settings.DATABASES["default"]["ENGINE"]
         if engine != "django.db.backends.postgresql" or not settings.REDIS_URL:
@@ -47,6 +51,9 @@ def pytest_collection_modifyitems(config, items):
                                    "(or set CHROMIUM to its path)"))
     elif importlib.util.find_spec("playwright") is None:
         missing.append(("browser", "needs Playwright for Python: make install"))
+    if server_bindir() is None:
+        missing.append(("replica", "needs PostgreSQL's server programs (initdb, pg_ctl, "
+                                   "pg_basebackup): apt-get install postgresql-15"))
     for item in items:
         for marker, reason in missing:
             if marker in item.keywords:
