@@ -3,6 +3,9 @@
 /readyz also reports overdue deliveries (docs/delivery.md, "Overdue deliveries") as a
 "warning" check with their count, without failing readiness: this process can still serve, and
 taking every web process out of the load balancer would turn late postbacks into lost installs.
+Rows waiting in a default partition (clicks or events outside every day partition: beat has
+not made the day's partition, docs/decisions.md "Day partitions") are a "warning" too: nothing
+is refused for want of a partition, but the default partition only grows until beat runs.
 """
 
 from __future__ import annotations
@@ -81,6 +84,23 @@ def _replica(database_ok: bool) -> tuple[str, dict | None]:
                        "replay_paused": lag.paused}
 
 
+def _partitions(database_ok: bool) -> tuple[str, dict | None]:
+    """("ok" | "warning" | "not checked", the rows in each default partition)."""
+    if not database_ok:
+        return "not checked", None
+    from tracking import partition_sql
+
+    try:
+        waiting = partition_sql.default_rows()
+    except Exception:  # noqa: BLE001
+        logger.warning("readiness: could not count rows in default partitions", exc_info=True)
+        return "not checked", None
+    if waiting is None:  # SQLite: plain tables
+        return "not checked", None
+    return ("warning" if any(waiting.values()) else "ok"), {
+        "default_rows": waiting, "default_rows_cap": partition_sql.DEFAULT_ROWS_CAP}
+
+
 def readyz(request):
     checks = {"database": _database_ok(), "redis": _redis_ok()}
     ready = all(ok is not False for ok in checks.values())
@@ -88,6 +108,7 @@ def readyz(request):
             "checks": {name: ("ok" if ok else "not configured" if ok is None else "down")
                        for name, ok in checks.items()}}
     body["checks"]["deliveries"], body["deliveries"] = _deliveries(bool(checks["database"]))
+    body["checks"]["partitions"], body["partitions"] = _partitions(bool(checks["database"]))
     body["checks"]["replica"], body["replica"] = _replica(bool(checks["database"]))
     if ready:
         return envelope.success_response(body)

@@ -5,6 +5,11 @@ Clicks live twice: `Click` is the hot store the waterfall searches (7 days, prun
 for the device-id and fingerprint lookups) and `ClickArchive` keeps every click for analytics.
 Both rows are written by one statement on PostgreSQL. Install and Event rows refer to clicks by
 id only, because a hot click is deleted after the window.
+
+On PostgreSQL both click tables and events are partitioned by day (migration 0009,
+tracking/partitions.py): their primary key there is (id, time column), ids stay unique by
+construction, and Django still knows `id` as the key. A client event id is therefore made unique
+by `EventKey`, not by a constraint on the partitioned events.
 """
 
 from __future__ import annotations
@@ -165,10 +170,6 @@ class Event(models.Model):
     revenue_currency = models.CharField(max_length=3, null=True, blank=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["app", "event_id"], name="event_unique_client_id",
-                                    condition=models.Q(event_id__isnull=False)),
-        ]
         indexes = [
             models.Index(fields=["app", "occurred_at"], name="event_app_time_idx"),
             models.Index(fields=["install", "occurred_at"], name="event_install_time_idx"),
@@ -176,3 +177,18 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_name} #{self.id}"
+
+
+class EventKey(models.Model):
+    """A client event id an app's events have used: their idempotency key, claimed in the
+    transaction that stores the event. Not partitioned, so one key covers every day an event
+    (or its retry) may arrive on (docs/decisions.md, "Event ids across day partitions")."""
+
+    pk = models.CompositePrimaryKey("app", "event_id")
+    # Like the events' own: the key's index starts with the app, which serves the cascade.
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
+                            db_index=False, db_constraint=False)
+    event_id = models.CharField(max_length=128)
+
+    def __str__(self) -> str:
+        return f"event id {self.event_id}"

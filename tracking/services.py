@@ -21,9 +21,9 @@ from apps_registry import selectors as app_selectors
 from attribution_site import domain_events
 from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
-from tracking import attribution, fingerprint, reattribution, selectors, sql
+from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
 from tracking.event_batch import CleanEvent
-from tracking.models import Click, Event, Install, Reengagement
+from tracking.models import Click, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.useragent import device_info, os_version_of
 from tracking.waterfall_inputs import InstallSignals
@@ -320,56 +320,46 @@ class EventsOutcome:
 
 def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[CleanEvent],
                   received_at: datetime) -> EventsOutcome:
-    """Store a validated batch with one bulk statement; repeated client event ids are skipped."""
+    """Store a validated batch with one bulk statement; repeated client event ids are skipped.
+
+    The batch first claims its client event ids (EventKey) in the transaction that stores the
+    events: only the events whose id it claimed are stored, whatever day partition an earlier
+    try landed in, and a concurrent retry waits on the uncommitted keys and then finds them."""
     if not events:
         return EventsOutcome(accepted=0, duplicates=0)
     device_id = attribution.usable_device_id(device_id)
     link = sql.install_link_for_device(app_id=app_id, device_id=device_id) if device_id else None
     install_id, media_source, campaign_id = link if link else (None, None, None)
 
-    fresh, duplicates = _without_known_event_ids(app_id, events)
-    try:
-        with transaction.atomic():
-            ids = sql.events_insert(app_id=app_id, install_id=install_id, device_id=device_id,
-                                    events=fresh, received_at=received_at)
-            domain_events.publish([
-                domain_events.EventTracked(
-                    app_id=app_id, event_id=event_id, device_id=device_id,
-                    install_id=install_id, event_name=e.event_name, properties=e.properties,
-                    occurred_at=e.occurred_at, revenue_amount=e.revenue_amount,
-                    revenue_currency=e.revenue_currency, media_source=media_source,
-                    campaign_id=campaign_id)
-                for event_id, e in zip(ids, fresh, strict=True)])
-    except IntegrityError:
-        # A concurrent retry stored some of these client event ids first: store the rest.
-        rest, raced = _without_known_event_ids(app_id, fresh)
-        if raced == 0:
-            raise
-        outcome = events_record(app_id=app_id, device_id=device_id, events=rest,
-                                received_at=received_at)
-        duplicates += raced + outcome.duplicates
-        return EventsOutcome(accepted=outcome.accepted - outcome.duplicates + duplicates,
-                             duplicates=duplicates)
-    return EventsOutcome(accepted=len(fresh) + duplicates, duplicates=duplicates)
+    with transaction.atomic():
+        claimed = sql.event_keys_claim(
+            app_id=app_id, event_ids={e.event_id for e in events if e.event_id is not None})
+        fresh = _with_claimed_ids(events, claimed)
+        ids = sql.events_insert(app_id=app_id, install_id=install_id, device_id=device_id,
+                                events=fresh, received_at=received_at)
+        domain_events.publish([
+            domain_events.EventTracked(
+                app_id=app_id, event_id=event_id, device_id=device_id,
+                install_id=install_id, event_name=e.event_name, properties=e.properties,
+                occurred_at=e.occurred_at, revenue_amount=e.revenue_amount,
+                revenue_currency=e.revenue_currency, media_source=media_source,
+                campaign_id=campaign_id)
+            for event_id, e in zip(ids, fresh, strict=True)])
+    return EventsOutcome(accepted=len(events), duplicates=len(events) - len(fresh))
 
 
-def _without_known_event_ids(app_id: uuid.UUID, events: list[CleanEvent]
-                             ) -> tuple[list[CleanEvent], int]:
-    wanted = {e.event_id for e in events if e.event_id is not None}
-    if not wanted:
-        return events, 0
-    known = set(Event.objects.filter(app_id=app_id, event_id__in=wanted)
-                .values_list("event_id", flat=True))
-    seen: set[str] = set()
+def _with_claimed_ids(events: list[CleanEvent], claimed: set[str]) -> list[CleanEvent]:
+    """The events to store: those without a client id, and the first event of each id this
+    batch claimed (a batch repeating an id stores it once)."""
+    unused = set(claimed)
     fresh = []
     for event in events:
         if event.event_id is not None:
-            if event.event_id in known or event.event_id in seen:
+            if event.event_id not in unused:
                 continue
-            seen.add(event.event_id)
+            unused.remove(event.event_id)
         fresh.append(event)
-    return fresh, len(events) - len(fresh)
-
+    return fresh
 
 
 # --- Retention ------------------------------------------------------------------------------
@@ -381,19 +371,31 @@ HOT_STORE_SLACK = timedelta(hours=1)
 
 def clicks_prune(*, now: datetime, retention_days: int = attribution.WINDOW.days,
                  batch_size: int = 10_000, progress=None) -> int:
-    """Delete hot-store clicks older than the window and HOT_STORE_SLACK, a batch at a time;
-    the archive stays.
+    """Remove hot-store clicks older than the window and HOT_STORE_SLACK; the archive stays.
+    How many went; `progress(so_far)` after each step. Running it twice is harmless.
 
-    Batches keep each DELETE short (no long lock, bounded WAL); running it twice is harmless.
-    """
+    On PostgreSQL each day partition wholly older than the cutoff is detached and dropped
+    (constant time whatever it holds); a day straddling the cutoff waits for a later run,
+    and the default partition's expired rows are deleted in batches. Elsewhere, batches of
+    deletes: each stays short (no long lock, bounded WAL)."""
     cutoff = now - timedelta(days=retention_days) - HOT_STORE_SLACK
     deleted = 0
+
+    def advance(count: int) -> None:
+        nonlocal deleted
+        deleted += count
+        if progress is not None:
+            progress(deleted)
+
+    if partition_sql.in_use():
+        partition_sql.hot_days_drop(cutoff=cutoff, progress=advance)
+        while count := partition_sql.hot_default_delete(cutoff=cutoff, batch_size=batch_size):
+            advance(count)
+        return deleted
     while True:
         ids = list(Click.objects.filter(clicked_at__lt=cutoff)
                    .values_list("id", flat=True)[:batch_size])
         if not ids:
             return deleted
         Click.objects.filter(id__in=ids).delete()
-        deleted += len(ids)
-        if progress is not None:
-            progress(deleted)
+        advance(len(ids))

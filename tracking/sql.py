@@ -1,5 +1,6 @@
 """The tracking hot paths' database work, each in its two versions side by side: the click
-write, the waterfall's lookup, a repeat install's read, the event link and the event batch write.
+write, the waterfall's lookup, a repeat install's read, the event link, the claim of a batch's
+client event ids (one statement on both databases) and the event batch write.
 
 Each function runs the PostgreSQL statement first: plain SQL, prepared on first use through
 attribution_site/prepared.py (an ORM query costs ~0.6 ms of Python, the same statement through
@@ -21,7 +22,7 @@ from django.db import connection, transaction
 
 from attribution_site import prepared
 from tracking.event_batch import CleanEvent
-from tracking.models import Click, ClickArchive, Event, Install, Reengagement
+from tracking.models import Click, ClickArchive, Event, EventKey, Install, Reengagement
 from tracking.waterfall_inputs import ClickCandidate
 
 
@@ -205,6 +206,24 @@ def install_link_for_device(*, app_id: uuid.UUID, device_id: str
         return rows[0] if rows else None
     return (Install.objects.filter(app_id=app_id, device_id=device_id)
             .values_list("id", "media_source", "campaign_id").first())
+
+
+def event_keys_claim(*, app_id: uuid.UUID, event_ids: set[str]) -> set[str]:
+    """Claim client event ids for the app inside the caller's transaction; the ids this call
+    claimed. The others were claimed before, or by a concurrent batch: its uncommitted keys
+    make this statement wait until that batch commits (they stay its) or rolls back (they
+    become ours). One statement on both databases (SQLite 3.35 or newer)."""
+    if not event_ids:
+        return set()
+    app = EventKey._meta.get_field("app").get_db_prep_value(app_id, connection)
+    # One order for every batch, so two batches sharing ids wait on each other, never deadlock.
+    ordered = sorted(event_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {EventKey._meta.db_table} (app_id, event_id) VALUES "
+            f"{', '.join(['(%s, %s)'] * len(ordered))} ON CONFLICT DO NOTHING RETURNING event_id",
+            [value for event_id in ordered for value in (app, event_id)])
+        return {event_id for (event_id,) in cursor.fetchall()}
 
 
 _EVENT_COLUMNS = ("id", "app_id", "install_id", "device_id", "event_id", "event_name",

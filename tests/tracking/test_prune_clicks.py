@@ -52,3 +52,69 @@ def test_prune_keeps_an_hour_past_the_window_for_the_analytics_pass(api, app):
     Click.objects.filter(id=gone).update(clicked_at=now - timedelta(days=7, hours=2))
     call_command("prune_clicks", stdout=StringIO())
     assert list(Click.objects.values_list("id", flat=True)) == [kept]
+
+
+# --- On PostgreSQL: whole day partitions go -------------------------------------------------
+
+def _hot_partitions() -> set[str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c "
+                       "ON c.oid = i.inhrelid WHERE i.inhparent = 'tracking_click'::regclass")
+        return {name for (name,) in cursor.fetchall()}
+
+
+def _click_at(app, moment):
+    values = {"app": app, "clicked_at": moment, "media_source": "fb"}
+    ClickArchive.objects.create(**values)
+    return Click.objects.create(**values).id
+
+
+@pytest.mark.postgres
+def test_prune_drops_whole_expired_days_and_keeps_the_one_straddling_the_cutoff(app):
+    from tracking import partition_sql, partitions
+    from tracking.services import clicks_prune
+
+    today = partitions.day_of(timezone.now())
+    now = partitions.day_start(today) + timedelta(hours=12)  # cutoff: 7 days and 1 hour before
+    day = {n: partitions.day_start(today - timedelta(days=n)) for n in range(6, 13)}
+    for n in (10, 9, 8):
+        _click_at(app, day[n] + timedelta(hours=20))
+    expired_but_same_day = _click_at(app, day[7] + timedelta(hours=10, minutes=59))
+    in_window = _click_at(app, day[7] + timedelta(hours=11, minutes=1))
+    partition_sql.partitions_ensure(now=timezone.now())  # each past day gets its partition
+    dropped = {partitions.partition_name("tracking_click", today - timedelta(days=n))
+               for n in (10, 9, 8)}
+    straddling = partitions.partition_name("tracking_click", today - timedelta(days=7))
+    assert dropped | {straddling} <= _hot_partitions()
+    in_default = _click_at(app, day[12])  # no partition for that day: the default holds it
+    Click.objects.filter(id=in_default).update(clicked_at=day[12])
+
+    so_far = []
+    assert clicks_prune(now=now, progress=so_far.append) == 4
+    assert so_far == [1, 2, 3, 4]  # a partition at a time, then the default's batch
+    assert not dropped & _hot_partitions() and straddling in _hot_partitions()
+    # the straddling day waits for a later run, whole: the waterfall bounds clicked_at itself
+    assert set(Click.objects.values_list("id", flat=True)) == {expired_but_same_day, in_window}
+    assert ClickArchive.objects.count() == 6
+    assert clicks_prune(now=now) == 0
+    assert clicks_prune(now=now + timedelta(days=1)) == 2
+    assert ClickArchive.objects.count() == 6
+
+
+@pytest.mark.postgres
+def test_prune_by_command_counts_the_clicks_of_dropped_partitions(app):
+    from tracking import partition_sql
+
+    for _ in range(2):
+        _click_at(app, timezone.now() - timedelta(days=10))
+    partition_sql.partitions_ensure(now=timezone.now())
+    out = StringIO()
+    call_command("prune_clicks", stdout=out)
+    assert "deleted 2 clicks so far" in out.getvalue()
+    assert "done: 2 expired clicks removed from the hot store" in out.getvalue()
+    out = StringIO()
+    call_command("prune_clicks", stdout=out)
+    assert "done: 0 expired clicks removed from the hot store" in out.getvalue()
+    assert ClickArchive.objects.count() == 2

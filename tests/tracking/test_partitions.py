@@ -1,0 +1,229 @@
+"""Day partitions of clicks and events: the rules (pure), the tables migrate makes on
+PostgreSQL, beat's partitions_ensure, the default partition and /readyz; SQLite's plain tables."""
+
+import logging
+import uuid
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from tracking import partition_sql, partitions
+from tracking.models import Click, ClickArchive, Event
+
+TABLES = ("tracking_click", "tracking_clickarchive", "tracking_event")
+TIME_COLUMN = {"tracking_click": "clicked_at", "tracking_clickarchive": "clicked_at",
+               "tracking_event": "received_at"}
+MODEL_INDEXES = {"tracking_click": {"click_device_idx", "click_network_idx", "click_age_idx"},
+                 "tracking_clickarchive": {"click_archive_app_time_idx",
+                                           "click_archive_link_time_idx",
+                                           "tracking_clickarchive_txid_idx"},
+                 "tracking_event": {"event_app_time_idx", "event_install_time_idx",
+                                    "tracking_event_txid_idx"}}
+
+
+# --- The rules ------------------------------------------------------------------------------
+
+def test_a_partition_is_named_by_its_table_and_utc_day():
+    assert partitions.partition_name("tracking_click", date(2026, 3, 9)) == \
+        "tracking_click_p20260309"
+    assert partitions.default_name("tracking_event") == "tracking_event_default"
+
+
+def test_only_day_partition_names_give_a_day():
+    assert partitions.partition_day("tracking_click", "tracking_click_p20260309") == \
+        date(2026, 3, 9)
+    assert partitions.partition_day("tracking_click", "tracking_click_default") is None
+    assert partitions.partition_day("tracking_click", "tracking_click_p20261399") is None
+    assert partitions.partition_day("tracking_click", "tracking_click_p2026030") is None
+    # the archive's partitions are not the hot store's
+    assert partitions.partition_day("tracking_click", "tracking_clickarchive_p20260309") is None
+
+
+def test_a_day_runs_from_utc_midnight():
+    assert partitions.day_start(date(2026, 3, 9)) == datetime(2026, 3, 9, tzinfo=UTC)
+    late_in_new_york = datetime(2026, 3, 9, 23, 30, tzinfo=UTC).astimezone(
+        timezone.get_fixed_timezone(-300))
+    assert partitions.day_of(late_in_new_york) == date(2026, 3, 9)
+
+
+def test_today_and_four_days_ahead_are_made_and_waiting_days_too():
+    today = date(2026, 3, 9)
+    assert partitions.days_to_create(today=today, existing=[], waiting=[]) == [
+        date(2026, 3, 9), date(2026, 3, 10), date(2026, 3, 11), date(2026, 3, 12),
+        date(2026, 3, 13)]
+    assert partitions.days_to_create(
+        today=today, existing=[date(2026, 3, d) for d in range(9, 13)],
+        waiting=[date(2026, 3, 1), date(2026, 3, 10)]) == [date(2026, 3, 1), date(2026, 3, 13)]
+
+
+def test_a_day_is_dropped_once_its_upper_bound_is_at_or_before_the_cutoff():
+    days = [date(2026, 3, 1), date(2026, 3, 2), date(2026, 3, 3)]
+    assert partitions.droppable(days, cutoff=datetime(2026, 3, 3, tzinfo=UTC)) == days[:2]
+    # the day holding the cutoff straddles it: it stays for a later run
+    assert partitions.droppable(days, cutoff=datetime(2026, 3, 3, 23, 59, tzinfo=UTC)) == \
+        days[:2]
+    assert partitions.droppable(days, cutoff=datetime(2026, 3, 2, 23, tzinfo=UTC)) == days[:1]
+
+
+# --- The tables -----------------------------------------------------------------------------
+
+def _attached(table: str) -> dict[str, str]:
+    """Each partition's name and bound, as PostgreSQL shows them."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL TimeZone = 'UTC'")
+        cursor.execute("SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i "
+                       "JOIN pg_class c ON c.oid = i.inhrelid "
+                       "WHERE i.inhparent = %s::regclass", [table])
+        return dict(cursor.fetchall())
+
+
+def _one(sql: str, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def _partition_of(model, row_id) -> str:
+    (name,) = _one(f"SELECT tableoid::regclass::text FROM {model._meta.db_table} WHERE id = %s",
+                   [row_id])
+    return name
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+@pytest.mark.parametrize("table", TABLES)
+def test_migrate_partitions_each_table_by_day_with_a_default(table):
+    column = TIME_COLUMN[table]
+    assert _one("SELECT pg_get_partkeydef(%s::regclass)", [table]) == (f"RANGE ({column})",)
+    attached = _attached(table)
+    assert attached.pop(f"{table}_default") == "DEFAULT"
+    days = sorted(partitions.partition_day(table, name) for name in attached)
+    made_on = days[0]  # the day the test database was made: today, or yesterday near midnight
+    assert made_on >= partitions.day_of(timezone.now()) - timedelta(days=1)
+    assert days == partitions.days_ahead(made_on)
+    for day in days:
+        assert attached[partitions.partition_name(table, day)] == (
+            f"FOR VALUES FROM ('{day} 00:00:00+00') TO ('{day + timedelta(days=1)} 00:00:00+00')")
+    # the key holds the partition key; the models' indexes keep their names on the parent
+    assert _one("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = %s",
+                [f"{table}_pkey"]) == (f"PRIMARY KEY (id, {column})",)
+    assert _indexes_of(table) == MODEL_INDEXES[table] | {f"{table}_pkey"}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_commit_order_column_and_the_event_id_sequence_survive(app):
+    for table in ("tracking_clickarchive", "tracking_event"):
+        assert _one("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_attribute a "
+                    "ON a.attrelid = d.adrelid AND a.attnum = d.adnum "
+                    "WHERE d.adrelid = %s::regclass AND a.attname = 'txid'", [table]) == (
+            "((pg_current_xact_id())::text)::bigint",)
+    assert _one("SELECT pg_get_serial_sequence('tracking_event', 'id')") == (
+        "public.tracking_event_id_seq",)
+    event = Event.objects.create(app=app, event_name="open", session_id=uuid.uuid4(),
+                                 occurred_at=timezone.now())
+    assert event.id > 0
+    assert _one("SELECT txid IS NOT NULL FROM tracking_event WHERE id = %s", [event.id]) == (True,)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_ensure_makes_today_and_four_days_ahead_once():
+    later = timezone.now() + timedelta(days=30)
+    days = partitions.days_ahead(later.astimezone(UTC).date())
+    made = partition_sql.partitions_ensure(now=later)
+    assert made == [partitions.partition_name(table, day) for table in TABLES for day in days]
+    for table in TABLES:
+        assert {partitions.partition_name(table, day) for day in days} <= set(_attached(table))
+    assert partition_sql.partitions_ensure(now=later) == []
+    # each partition's indexes are named after the model's, so plans name the model's index
+    for table in TABLES:
+        for name in (partitions.partition_name(table, days[0]), f"{table}_default"):
+            suffix = name.removeprefix(f"{table}_")
+            assert _indexes_of(name) == {f"{index}_{suffix}" for index in _indexes_of(table)}
+
+
+def _indexes_of(table: str) -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                       "WHERE i.indrelid = %s::regclass", [table])
+        return {name for (name,) in cursor.fetchall()}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_row_outside_every_partition_waits_in_the_default_until_ensure_moves_it(
+        app, client, caplog):
+    far = timezone.now() + timedelta(days=12)
+    click = ClickArchive.objects.create(app=app, clicked_at=far, media_source="fb")
+    assert _partition_of(ClickArchive, click.id) == "tracking_clickarchive_default"
+
+    response = client.get("/readyz")
+    assert response.status_code == 200  # nothing is refused for want of a partition
+    data = response.json()["data"]
+    assert data["status"] == "ready" and data["checks"]["partitions"] == "warning"
+    assert data["partitions"]["default_rows"] == {"tracking_click": 0,
+                                                  "tracking_clickarchive": 1,
+                                                  "tracking_event": 0}
+
+    with caplog.at_level(logging.WARNING, logger="tracking.partition_sql"):
+        made = partition_sql.partitions_ensure(now=timezone.now())
+    day = partitions.partition_name("tracking_clickarchive", far.astimezone(UTC).date())
+    assert day in made
+    assert "1 rows of tracking_clickarchive are in its default partition" in caplog.text
+    assert _partition_of(ClickArchive, click.id) == day
+    assert ClickArchive.objects.get(id=click.id).media_source == "fb"
+    data = client.get("/readyz").json()["data"]
+    assert data["checks"]["partitions"] == "ok"
+    assert set(data["partitions"]["default_rows"].values()) == {0}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_events_and_hot_clicks_from_days_beat_missed_move_to_their_own_day(app):
+    three_days_ago = timezone.now() - timedelta(days=3)
+    event = Event.objects.create(app=app, event_name="open", session_id=uuid.uuid4(),
+                                 occurred_at=three_days_ago, received_at=three_days_ago)
+    click = Click.objects.create(app=app, clicked_at=three_days_ago)
+    assert _partition_of(Event, event.id) == "tracking_event_default"
+    partition_sql.partitions_ensure(now=timezone.now())
+    day = three_days_ago.astimezone(UTC).date()
+    assert _partition_of(Event, event.id) == partitions.partition_name("tracking_event", day)
+    assert _partition_of(Click, click.id) == partitions.partition_name("tracking_click", day)
+    assert partition_sql.default_rows() == dict.fromkeys(TABLES, 0)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_new_rows_land_in_the_partition_of_their_day(app, api):
+    from tests.tracking.conftest import click_through
+
+    click_through(api, app)
+    today = partitions.day_of(timezone.now())
+    click = Click.objects.get()
+    assert _partition_of(Click, click.id) == partitions.partition_name("tracking_click", today)
+    assert _partition_of(ClickArchive, click.id) == partitions.partition_name(
+        "tracking_clickarchive", today)
+
+
+@pytest.mark.django_db
+def test_ensure_is_a_scheduled_task_and_sqlite_keeps_plain_tables(client, settings):
+    from tracking.tasks import partitions_ensure
+
+    assert settings.CELERY_BEAT_SCHEDULE["tracking.partitions_ensure"]["task"] == \
+        "tracking.partitions_ensure"
+    made = partitions_ensure()
+    data = client.get("/readyz").json()["data"]
+    if connection.vendor == "postgresql":
+        today = partitions.day_of(timezone.now())
+        for table in TABLES:
+            assert {partitions.partition_name(table, day)
+                    for day in partitions.days_ahead(today)} <= set(_attached(table))
+        assert partitions_ensure() == []
+        assert data["checks"]["partitions"] == "ok"
+    else:
+        assert made == [] and partition_sql.default_rows() is None
+        assert data["checks"]["partitions"] == "not checked" and data["partitions"] is None
+        assert "tracking_click_default" not in connection.introspection.table_names()

@@ -1,0 +1,196 @@
+"""The statements that keep the day partitions of clicks and events (PostgreSQL only; SQLite
+keeps plain tables and every function here does nothing there). The rules (names, which days)
+are in tracking/partitions.py; the design in docs/decisions.md, "Day partitions".
+
+Beat runs `partitions_ensure` hourly: the partitions of today and the days ahead, and of any
+day whose rows wait in a table's DEFAULT partition, are made without ever failing (rows
+waiting are moved in with the same transaction). Retention (`tracking.services.clicks_prune`)
+detaches and drops the hot store's expired days here. DDL on a partitioned table needs a
+strong lock, and a waiting lock request queues every later query behind it, so each statement
+gives up after LOCK_TIMEOUT and the next run tries again: nothing depends on it succeeding
+now (a missing partition only sends rows to the default partition).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from django.db import OperationalError, connection, transaction
+
+from tracking import partitions
+from tracking.models import Click, ClickArchive, Event
+
+logger = logging.getLogger(__name__)
+
+LOCK_TIMEOUT = "2s"
+# /readyz counts a default partition's rows up to this many (it is polled; a default partition
+# that filled up while beat was away must not make each poll read all of it).
+DEFAULT_ROWS_CAP = 10_000
+
+
+@dataclass(frozen=True)
+class Partitioned:
+    table: str
+    column: str  # the time column: the partition key
+
+
+HOT_STORE = Partitioned(Click._meta.db_table, "clicked_at")
+TABLES = (HOT_STORE, Partitioned(ClickArchive._meta.db_table, "clicked_at"),
+          Partitioned(Event._meta.db_table, "received_at"))
+
+
+def in_use() -> bool:
+    """Whether this database partitions the tables (PostgreSQL: migration 0009)."""
+    return connection.vendor == "postgresql"
+
+
+# --- Creating ---------------------------------------------------------------------------------
+
+def partitions_ensure(*, now: datetime) -> list[str]:
+    """Make the missing day partitions of each table (today, AHEAD_DAYS after it, and days
+    with rows in the default partition); idempotent. The names made, oldest first per table.
+    Logs a WARNING for each default partition that held rows."""
+    if not in_use():
+        return []
+    made = []
+    for target in TABLES:
+        waiting = _days_in_default(target)
+        if waiting:
+            logger.warning("partitions: %s rows of %s are in its default partition (outside "
+                           "every day partition); moving them to day partitions",
+                           _count_default(target), target.table)
+        days = partitions.days_to_create(today=partitions.day_of(now),
+                                         existing=_days_attached(target), waiting=waiting)
+        for day in days:
+            if _create(target, day):
+                made.append(partitions.partition_name(target.table, day))
+    for table, count in (default_rows() or {}).items():
+        if count:
+            logger.warning("partitions: %s rows of %s are still in its default partition",
+                           count, table)
+    return made
+
+
+def _create(target: Partitioned, day: date) -> bool:
+    """Make one day's partition and move into it the rows of that day waiting in the default
+    partition. Made as a table and then attached, which locks the parent only against other
+    DDL (SHARE UPDATE EXCLUSIVE), not against reads and writes as `PARTITION OF` would; the
+    default partition is locked for the move and for the check ATTACH makes of it."""
+    name = partitions.partition_name(target.table, day)
+    default = partitions.default_name(target.table)
+    start, end = partitions.day_start(day), partitions.day_start(day + timedelta(days=1))
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_TIMEOUT])
+            cursor.execute(f"LOCK TABLE ONLY {target.table} IN SHARE UPDATE EXCLUSIVE MODE")
+            cursor.execute(f"LOCK TABLE {default} IN ACCESS EXCLUSIVE MODE")
+            cursor.execute("SELECT to_regclass(%s)", [name])
+            if cursor.fetchone()[0] is not None:  # another run made it meanwhile
+                return False
+            cursor.execute(f"CREATE TABLE {name} (LIKE {target.table} INCLUDING DEFAULTS "
+                           "INCLUDING CONSTRAINTS)")
+            cursor.execute(
+                f"WITH moved AS (DELETE FROM {default} WHERE {target.column} >= %s AND "
+                f"{target.column} < %s RETURNING *) INSERT INTO {name} SELECT * FROM moved",
+                [start, end])
+            if cursor.rowcount:
+                logger.info("partitions: moved %s rows of %s from its default partition to "
+                            "%s", cursor.rowcount, target.table, name)
+            cursor.execute(f"ALTER TABLE {target.table} ATTACH PARTITION {name} FOR VALUES "
+                           f"FROM ('{start.isoformat()}') TO ('{end.isoformat()}')")
+            _name_indexes(cursor, name, suffix=name.removeprefix(f"{target.table}_"))
+    except OperationalError:
+        logger.warning("partitions: could not make %s now (a lock was not granted within %s); "
+                       "the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
+        return False
+    return True
+
+
+def _name_indexes(cursor, partition: str, *, suffix: str) -> None:
+    """Name the partition's indexes after the parent's (`click_device_idx_p20260309`), as
+    migration 0009 does, so a plan names the model's index it reads through."""
+    cursor.execute("SELECT c.relname, p.relname FROM pg_index x "
+                   "JOIN pg_class c ON c.oid = x.indexrelid "
+                   "JOIN pg_inherits i ON i.inhrelid = c.oid "
+                   "JOIN pg_class p ON p.oid = i.inhparent "
+                   "WHERE x.indrelid = %s::regclass", [partition])
+    for index, parent_index in cursor.fetchall():
+        cursor.execute(f"ALTER INDEX {index} RENAME TO {parent_index}_{suffix}")
+
+
+# --- Reading ----------------------------------------------------------------------------------
+
+def _attached(target: Partitioned) -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c "
+                       "ON c.oid = i.inhrelid WHERE i.inhparent = %s::regclass",
+                       [target.table])
+        return [name for (name,) in cursor.fetchall()]
+
+
+def _days_attached(target: Partitioned) -> list[date]:
+    days = (partitions.partition_day(target.table, name) for name in _attached(target))
+    return [day for day in days if day is not None]
+
+
+def _days_in_default(target: Partitioned) -> list[date]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT DISTINCT ({target.column} AT TIME ZONE 'UTC')::date "
+                       f"FROM {partitions.default_name(target.table)}")
+        return [day for (day,) in cursor.fetchall()]
+
+
+def _count_default(target: Partitioned) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {partitions.default_name(target.table)}")
+        return cursor.fetchone()[0]
+
+
+def default_rows() -> dict[str, int] | None:
+    """Rows in each table's default partition, each count capped at DEFAULT_ROWS_CAP, in one
+    round trip (for /readyz); None where tables are not partitioned."""
+    if not in_use():
+        return None
+    parts = [f"(SELECT count(*) FROM (SELECT 1 FROM {partitions.default_name(t.table)} "
+             f"LIMIT {DEFAULT_ROWS_CAP}) AS waiting)" for t in TABLES]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(parts)}")
+        counts = cursor.fetchone()
+    return {target.table: count for target, count in zip(TABLES, counts, strict=True)}
+
+
+# --- Retention of the hot store ---------------------------------------------------------------
+
+def hot_days_drop(*, cutoff: datetime, progress: Callable[[int], None]) -> None:
+    """Detach and drop each hot-store day partition wholly older than `cutoff`, calling
+    `progress(rows it held)` after each. The rows are counted before the lock is taken, so the
+    hot paths never wait on the count (they never write a past day)."""
+    expired = partitions.droppable(_days_attached(HOT_STORE), cutoff=cutoff)
+    for day in expired:
+        name = partitions.partition_name(HOT_STORE.table, day)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {name}")
+            (rows,) = cursor.fetchone()
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_TIMEOUT])
+                cursor.execute(f"ALTER TABLE {HOT_STORE.table} DETACH PARTITION {name}")
+                cursor.execute(f"DROP TABLE {name}")
+        except OperationalError:
+            logger.warning("prune_clicks: could not drop %s now (a lock was not granted within "
+                           "%s); the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
+            continue
+        progress(rows)
+
+
+def hot_default_delete(*, cutoff: datetime, batch_size: int) -> int:
+    """Delete up to `batch_size` clicks older than `cutoff` from the hot store's default
+    partition (the rows no day partition took); how many."""
+    default = partitions.default_name(HOT_STORE.table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {default} WHERE id IN (SELECT id FROM {default} "
+                       "WHERE clicked_at < %s LIMIT %s)", [cutoff, batch_size])
+        return cursor.rowcount
