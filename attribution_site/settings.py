@@ -116,7 +116,7 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = env.str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 # How connections are held: off, django (psycopg's pool in each process) or pgbouncer (an
-# external pooler in transaction mode): attribution_site/database.py, docs/scaling.md.
+# external pooler in transaction mode): attribution_site/database.py, docs/pooling.md.
 DATABASE_POOL = env.str("DATABASE_POOL", "off").lower()
 # The SDK hot paths prepare their statements (attribution_site/prepared.py); off by default
 # behind PgBouncer, which keeps prepared statements only from 1.21 with max_prepared_statements.

@@ -1,8 +1,8 @@
 """Shared fixtures. Tests run on whatever DATABASE_URL/REDIS_URL name (PostgreSQL and Redis in
 CI); a test marked `redis` or `worker` is skipped without Redis (`postgres` without PostgreSQL,
-`node` without Node.js, `browser` without Chromium and Playwright, `replica` without the
-PostgreSQL server programs that make a primary and replica pair), and with REQUIRE_SERVICES=1
-such a skip is an error instead.
+`node` without Node.js, `browser` without Chromium and Playwright, `pgbouncer` without
+PgBouncer, `replica` without the PostgreSQL server programs that make a primary and replica
+pair), and with REQUIRE_SERVICES=1 such a skip is an error instead.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 
 from attribution_site import local_cache, redis_rest
 from tests.factories import AppFactory, UserFactory, issue_key
+from tests.pooling import pgbouncer
 from tests.replica.cluster import server_bindir
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
@@ -51,6 +52,8 @@ def pytest_collection_modifyitems(config, items):
                                    "(or set CHROMIUM to its path)"))
     elif importlib.util.find_spec("playwright") is None:
         missing.append(("browser", "needs Playwright for Python: make install"))
+    if pgbouncer.binary() is None:
+        missing.append(("pgbouncer", "needs PgBouncer: apt-get install pgbouncer"))
     if server_bindir() is None:
         missing.append(("replica", "needs PostgreSQL's server programs (initdb, pg_ctl, "
                                    "pg_basebackup): apt-get install postgresql-15"))
