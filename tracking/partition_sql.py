@@ -56,17 +56,19 @@ def partitions_ensure(*, now: datetime) -> list[str]:
     if not in_use():
         return []
     made = []
+    today = partitions.day_of(now)
     for target in TABLES:
         waiting = _days_in_default(target)
         if waiting:
             logger.warning("partitions: %s rows of %s are in its default partition (outside "
                            "every day partition); moving them to day partitions",
                            _count_default(target), target.table)
-        days = partitions.days_to_create(today=partitions.day_of(now),
-                                         existing=_days_attached(target), waiting=waiting)
+        days = partitions.days_to_create(today=today, existing=_days_attached(target),
+                                         waiting=waiting)
         for day in days:
             if _create(target, day):
                 made.append(partitions.partition_name(target.table, day))
+        _analyze_if_planned_empty(partitions.partition_name(target.table, today))
     for table, count in (default_rows() or {}).items():
         if count:
             logger.warning("partitions: %s rows of %s are still in its default partition",
@@ -107,6 +109,24 @@ def _create(target: Partitioned, day: date) -> bool:
                        "the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
         return False
     return True
+
+
+def _analyze_if_planned_empty(name: str) -> None:
+    """ANALYZE the day's partition once rows have come while its statistics say it has none
+    (never analyzed, or analyzed before its day). The hot paths' prepared statements keep one
+    generic plan per connection, made while the day was still ahead: for a partition the
+    planner believed empty, a plan that scans the whole day (seen: a sequential scan, or the
+    time index with the device as a filter). ANALYZE invalidates those plans, and the next
+    call plans with the day's real statistics. Autovacuum does the same after the first rows;
+    this run (at minute 1 of every hour, so a minute into each UTC day) makes it sure."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)", [name])
+        row = cursor.fetchone()
+        if row is None or row[0] > 0:
+            return
+        cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {name})")
+        if cursor.fetchone()[0]:
+            cursor.execute(f"ANALYZE {name}")
 
 
 def _name_indexes(cursor, partition: str, *, suffix: str) -> None:
