@@ -16,14 +16,20 @@ the user and system CPU of gunicorn's process tree and of PostgreSQL's (every ba
 background process, from /proc, exited children included) is read; divided by the requests
 served this gives CPU milliseconds per request, and 1000 / that is what one core of each tier
 serves per second when nothing else shares it. A gthread worker runs Python under one GIL, so a
-web core is one gunicorn worker process.
+web core is one gunicorn worker process. The WAL each request wrote (pg_current_wal_lsn around
+the run) is printed too, and after each run one rollup refresh (what beat's task runs every
+2 s) adds the run's rows: its rows per second and CPU per row, since one process refreshes
+at a time.
 
 Deliveries: with the README's worker (`celery -A attribution_site worker --loglevel=INFO`, its
-default concurrency, then `-c 1`), --deliveries installs are published the way tracking
-publishes them (one transaction each, a postback to a plain-HTTP local receiver, or a signed
-webhook to an HTTPS one), their messages held back, then sent one message per delivery; the
-time from the first message to the last delivery marked succeeded gives deliveries/s, and the
-worker's CPU over that time gives CPU per delivery.
+default concurrency, then `-c 1`; then both again with database connections kept across tasks,
+which the service's worker does not do: see WORKERS), --deliveries installs are published the
+way tracking publishes them (one transaction each, a postback to a plain-HTTP local receiver,
+or a signed webhook to an HTTPS one), their messages held back, then sent one message per
+delivery; the time from the first message to the last delivery marked succeeded gives
+deliveries/s, and the worker's and PostgreSQL's CPU over that time give CPU per delivery (the
+driver's polling, an index-only look at the open deliveries every 0.1 s, is in PostgreSQL's
+share).
 
 Redis db 14. Not a test: nothing here asserts a timing.
 """
@@ -73,8 +79,30 @@ def parse_args():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--deliveries", type=int, default=1000, help="per measured drain")
+    parser.add_argument("--deliveries", type=int, default=500, help="per measured drain")
     return parser.parse_args()
+
+
+REFRESH = """
+import time
+from analytics import rollups
+started, cpu = time.perf_counter(), time.process_time()
+outcome = rollups.refresh()
+print('REFRESH', outcome.rows_added, outcome.days_rebuilt, time.perf_counter() - started,
+      time.process_time() - cpu)
+"""
+
+
+def refresh(code: Path, env: dict, server) -> dict:
+    """One rollup refresh, as beat's task runs it, of what committed since the last: the rows
+    it added, its own time and CPU, and PostgreSQL's CPU around it."""
+    pg = tree_cpu_seconds(server.postmaster_pid())
+    out = shell(code, env, REFRESH)
+    pg = tree_cpu_seconds(server.postmaster_pid()) - pg
+    _, rows, rebuilt, seconds, cpu = next(line for line in out.splitlines()
+                                          if line.startswith("REFRESH ")).split()
+    return {"rows": int(rows), "rebuilt": int(rebuilt), "seconds": float(seconds),
+            "cpu": float(cpu), "pg": pg}
 
 
 def web_phase(args, server, code: Path) -> None:
@@ -87,6 +115,7 @@ def web_phase(args, server, code: Path) -> None:
     _, app_id, key = app_create(code, env)
     sys.path.insert(1, str(code))  # the loader computes fingerprints with the tree's own code
     hotpaths.load_clicks(database, app_id, 0, args.clicks)
+    refresh(code, env, server)  # the first start: the loaded days rebuilt, the watermark set
     web = Process("gunicorn attribution_site.wsgi -c gunicorn.conf.py", code=code,
                   env={**env, "GUNICORN_BIND": f"127.0.0.1:{WEB_PORT}"},
                   log=Path(tempfile.mkdtemp(prefix="attr-capacity-")) / "gunicorn.log")
@@ -94,27 +123,37 @@ def web_phase(args, server, code: Path) -> None:
                    BENCH_CLICKS=str(args.clicks),
                    BENCH_NETWORKS=str(args.clicks // hotpaths.CLICKS_PER_NETWORK))
     results: dict[str, list[dict]] = {name: [] for name in PATHS}
+    loads = [os.getloadavg()[0]]
     try:
         wait_for_http(WEB_PORT)
         warm_up = argparse.Namespace(connections=args.connections, duration=2)
         for script, _, extra in PATHS.values():
             hotpaths.wrk(WEB_PORT, script, warm_up, {**wrk_env, **extra})
+        refresh(code, env, server)
         with psycopg.connect(database, autocommit=True) as conn:
             for round_no in range(1, args.rounds + 1):
                 for name, (script, table, extra) in PATHS.items():
                     conn.execute("CHECKPOINT")
                     rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                    lsn = conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
                     pg, served = (tree_cpu_seconds(server.postmaster_pid()),
                                   tree_cpu_seconds(web.pid))
                     run = hotpaths.wrk(WEB_PORT, script, args, {**wrk_env, **extra})
                     run["pg"] = tree_cpu_seconds(server.postmaster_pid()) - pg
                     run["web"] = tree_cpu_seconds(web.pid) - served
+                    run["wal"] = conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), "
+                                              "%s)", [lsn]).fetchone()[0]
                     run["writes"] = conn.execute(
                         f"SELECT count(*) FROM {table}").fetchone()[0] - rows
+                    run["refresh"] = refresh(code, env, server)
                     results[name].append(run)
+                    loads.append(os.getloadavg()[0])
                     print(f"  [round {round_no}] {name:20s} {run['rps']:8.1f} req/s, web "
                           f"{run['web'] * 1000 / run['total']:.2f} ms CPU/request, PostgreSQL "
-                          f"{run['pg'] * 1000 / run['total']:.3f} ms, {run['writes']:,} rows"
+                          f"{run['pg'] * 1000 / run['total']:.3f} ms, WAL "
+                          f"{run['wal'] / run['total']:,.0f} B/request, {run['writes']:,} rows"
+                          f"; refresh of {run['refresh']['rows']:,} rows in "
+                          f"{run['refresh']['seconds']:.2f} s"
                           f"{', NON-2XX/3XX: ' + str(run['bad']) if run['bad'] else ''}",
                           flush=True)
     finally:
@@ -122,16 +161,29 @@ def web_phase(args, server, code: Path) -> None:
     print(f"\nWeb and database CPU per SDK request ({code_label(code)}; median of {args.rounds} "
           f"rounds, {args.duration} s each, wrk -t2 -c{args.connections}, gunicorn -w 2 "
           f"--threads 4 on 2 cores shared with PostgreSQL and wrk; {args.clicks:,} clicks "
-          "stored):\n")
+          f"stored; load average {min(loads):.1f} to {max(loads):.1f} during the runs):\n")
     print("| request | req/s on this box | web CPU ms | requests per web core-second | "
-          "PostgreSQL CPU ms | requests per PostgreSQL core-second | rows written per "
-          "request |\n|---|---:|---:|---:|---:|---:|---:|")
+          "PostgreSQL CPU ms | requests per PostgreSQL core-second | WAL bytes | rows written "
+          "|\n|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, runs in results.items():
         web_ms = statistics.median(r["web"] * 1000 / r["total"] for r in runs)
         pg_ms = statistics.median(r["pg"] * 1000 / r["total"] for r in runs)
         print(f"| {name} | {statistics.median(r['rps'] for r in runs):,.0f} | {web_ms:.2f} | "
               f"{1000 / web_ms:,.0f} | {pg_ms:.3f} | {1000 / pg_ms:,.0f} | "
+              f"{statistics.median(r['wal'] / r['total'] for r in runs):,.0f} | "
               f"{statistics.median(r['writes'] / r['total'] for r in runs):.2f} |")
+    print("\nThe rollup refresh after each run (one process, as beat's task; rows added of each "
+          "kind, per second of the refresh's own time, and CPU per row):\n")
+    print("| rows of | rows per refresh | rows/s | refresh CPU us per row | PostgreSQL CPU us "
+          "per row |\n|---|---:|---:|---:|---:|")
+    for name, runs in results.items():
+        done = [r["refresh"] for r in runs if r["refresh"]["rows"]]
+        if not done:
+            continue
+        print(f"| {name} | {statistics.median(d['rows'] for d in done):,.0f} | "
+              f"{statistics.median(d['rows'] / d['seconds'] for d in done):,.0f} | "
+              f"{statistics.median(d['cpu'] * 1e6 / d['rows'] for d in done):,.0f} | "
+              f"{statistics.median(d['pg'] * 1e6 / d['rows'] for d in done):,.0f} |")
 
 
 DRAIN = """
@@ -161,15 +213,16 @@ sys.stdin.readline()
 started = time.monotonic()
 for delivery_id in held:
     send([delivery_id])
-unsent = Delivery.objects.filter(id__in=held).exclude(state='succeeded')
-while unsent.exclude(state='failed').exists():
-    time.sleep(0.02)
+# The open deliveries' own partial index answers this without reading the rows sent.
+while Delivery.objects.filter(app_id=app_id, state__in=('pending', 'sending')).exists():
+    time.sleep(0.1)
 print('SECONDS', time.monotonic() - started)
-print('FAILED', unsent.count(), flush=True)
+print('FAILED', Delivery.objects.filter(id__in=held).exclude(state='succeeded').count(),
+      flush=True)
 """
 
 
-def drain(code: Path, env: dict, app_id: str, count: int, worker: Process) -> dict:
+def drain(code: Path, env: dict, app_id: str, count: int, worker: Process, server) -> dict:
     """Publish `count` installs of an app with one delivery each, then send them and time
     the worker until the last one succeeded."""
     driver = subprocess.Popen([PYTHON, "manage.py", "shell", "-c",
@@ -181,16 +234,37 @@ def drain(code: Path, env: dict, app_id: str, count: int, worker: Process) -> di
         said = driver.stdout.readline()
         if not said:
             raise SystemExit(f"the driver stopped: exit code {driver.wait()}")
-    cpu = tree_cpu_seconds(worker.pid)
+    cpu, pg = tree_cpu_seconds(worker.pid), tree_cpu_seconds(server.postmaster_pid())
     driver.stdin.write("\n")
     driver.stdin.flush()
     lines = dict(line.split() for line in driver.stdout.read().splitlines()
                  if line.startswith(("SECONDS ", "FAILED ")))
     cpu = tree_cpu_seconds(worker.pid) - cpu
+    pg = tree_cpu_seconds(server.postmaster_pid()) - pg
     driver.wait()
     seconds = float(lines["SECONDS"])
     return {"seconds": seconds, "rate": count / seconds, "cpu_ms": cpu * 1000 / count,
-            "failed": int(lines["FAILED"])}
+            "pg_ms": pg * 1000 / count, "failed": int(lines["FAILED"])}
+
+
+# Celery's Django fixup closes every database connection before and after each task unless
+# CELERY_DB_REUSE_MAX is set, so each delivery pays for a new PostgreSQL backend. This wrapper,
+# the service's own app with that one setting, measures what keeping them would give (the
+# service's code is not changed by the bench).
+CONNECTION_REUSE_APP = '''"""The service's Celery app, keeping database connections across tasks."""
+from attribution_site.celery import app
+
+app.conf.CELERY_DB_REUSE_MAX = 1000
+'''
+WORKERS = (  # label, pool processes, command
+    (f"{os.cpu_count()} processes (the README's command)", os.cpu_count(),
+     "celery -A attribution_site worker --loglevel=INFO"),
+    ("1 process (`-c 1`)", 1, "celery -A attribution_site worker --loglevel=INFO -c 1"),
+    ("1 process, connections kept (CELERY_DB_REUSE_MAX)", 1,
+     "celery -A bench_connection_reuse worker --loglevel=INFO -c 1"),
+    (f"{os.cpu_count()} processes, connections kept", os.cpu_count(),
+     "celery -A bench_connection_reuse worker --loglevel=INFO"),
+)
 
 
 def deliveries_phase(args, server, code: Path) -> None:
@@ -216,39 +290,38 @@ def deliveries_phase(args, server, code: Path) -> None:
             f"webhook_create(app=App.objects.get(id='{apps['webhook']}'),"
             f" url='{secure.url}/hook', events=['install'])\n"))
         logs = Path(tempfile.mkdtemp(prefix="attr-capacity-"))
+        (logs / "bench_connection_reuse.py").write_text(CONNECTION_REUSE_APP)
         results: dict[tuple[str, str], list[dict]] = {}
-        for concurrency in ("", "-c 1"):
-            worker = Process(f"celery -A attribution_site worker --loglevel=INFO {concurrency}"
-                             .strip(), code=code, env=env,
-                             log=logs / f"worker{concurrency.replace(' ', '')}.log")
+        for label, _, command in WORKERS:
+            worker = Process(command, code=code, env={**env, "PYTHONPATH": str(logs)},
+                             log=logs / f"worker-{len(results)}.log")
             try:
                 worker.wait_for("ready.")
-                processes = concurrency.split()[-1] if concurrency else str(os.cpu_count())
-                drain(code, env, apps["postback"], 50, worker)  # imports, connections
+                drain(code, env, apps["postback"], 50, worker, server)  # imports, connections
                 for round_no in range(1, args.rounds + 1):
                     for kind in ("postback", "webhook"):
-                        run = drain(code, env, apps[kind], args.deliveries, worker)
-                        results.setdefault((processes, kind), []).append(run)
-                        print(f"  [round {round_no}] worker with {processes} processes, "
-                              f"{kind}s: {run['rate']:.0f}/s, worker CPU "
-                              f"{run['cpu_ms']:.2f} ms each, failed {run['failed']}",
-                              flush=True)
+                        run = drain(code, env, apps[kind], args.deliveries, worker, server)
+                        results.setdefault((label, kind), []).append(run)
+                        print(f"  [round {round_no}] {label}, {kind}s: {run['rate']:.0f}/s, "
+                              f"worker CPU {run['cpu_ms']:.2f} ms each, PostgreSQL "
+                              f"{run['pg_ms']:.2f} ms, failed {run['failed']}", flush=True)
             finally:
                 worker.stop()
         plain.stop()
         secure.stop()
     print(f"\nDeliveries by one worker ({code_label(code)}; median of {args.rounds} rounds of "
-          f"{args.deliveries:,}; the receiver in the bench process on the same 2 cores, "
+          f"{args.deliveries:,}; the receivers in the bench process on the same 2 cores, "
           "answering 200 at once):\n")
     print("| worker | kind | deliveries/s | per worker process | worker CPU ms per delivery | "
-          "deliveries per worker core-second |\n|---|---|---:|---:|---:|---:|")
-    for (processes, kind), runs in results.items():
+          "deliveries per worker core-second | PostgreSQL CPU ms per delivery |\n"
+          "|---|---|---:|---:|---:|---:|---:|")
+    processes = {label: count for label, count, _ in WORKERS}
+    for (label, kind), runs in results.items():
         rate = statistics.median(r["rate"] for r in runs)
         cpu = statistics.median(r["cpu_ms"] for r in runs)
-        print(f"| {processes} processes (`{'-c 1' if processes == '1' else 'default'}`) | "
-              f"{kind} | {rate:,.0f} | {rate / int(processes):,.0f} | {cpu:.2f} | "
-              f"{1000 / cpu:,.0f} |")
-
+        print(f"| {label} | {kind} | {rate:,.0f} | {rate / processes[label]:,.0f} | "
+              f"{cpu:.2f} | {1000 / cpu:,.0f} | "
+              f"{statistics.median(r['pg_ms'] for r in runs):.2f} |")
 
 def main() -> None:
     args = parse_args()
