@@ -19,15 +19,21 @@ ESTIMATE_FROM = 100_000
 
 def estimated_rows(model, *, using: str) -> int:
     """PostgreSQL's estimate of the table's rows (kept by autovacuum and ANALYZE); -1 where
-    there is none (another database, or a table never analysed)."""
+    there is none (another database, or a table never analysed). A partitioned table (clicks
+    and events, docs/decisions.md "Day partitions") has no estimate of its own, since
+    autovacuum never analyses it: its partitions' estimates are summed."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         return -1
+    table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
-                       [connection.ops.quote_name(model._meta.db_table)])
+        cursor.execute(
+            "SELECT coalesce((SELECT sum(greatest(c.reltuples, 0)) FROM pg_partition_tree("
+            "%s::regclass) t JOIN pg_class c ON c.oid = t.relid WHERE t.isleaf), "
+            "(SELECT reltuples FROM pg_class WHERE oid = %s::regclass))::bigint",
+            [table, table])
         row = cursor.fetchone()
-    return -1 if row is None else int(row[0])
+    return -1 if row is None or row[0] is None else int(row[0])
 
 
 class EstimatedCountPaginator(Paginator):

@@ -247,3 +247,16 @@ def test_ensure_gives_the_day_statistics_once_its_first_rows_came(app):
         Click.objects.create(app=app, clicked_at=later)
     partition_sql.partitions_ensure(now=later)
     assert _one(reltuples, [name]) == (3,)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_admin_estimates_a_partitioned_table_by_its_partitions(app):
+    from attribution_site.admin_paging import estimated_rows
+
+    for _ in range(3):
+        ClickArchive.objects.create(app=app, clicked_at=timezone.now())
+    with connection.cursor() as cursor:  # as autovacuum does: the partitions, never the parent
+        for name in _attached("tracking_clickarchive"):
+            cursor.execute(f"ANALYZE {name}")
+    assert estimated_rows(ClickArchive, using="default") == 3
