@@ -85,6 +85,9 @@ def seed(*, app_id: uuid.UUID, sizes: Sizes, now: datetime, seed: int,
         budget -= touches[index]
     install_ids = [_uuid(rng) for _ in install_times]
     devices = [str(_uuid(rng)) for _ in install_times]
+    # touch clicks come up to a week before their install
+    demo_load.days_prepare(since=datetime.fromtimestamp(start, UTC) - timedelta(days=8),
+                           now=now)
 
     def install_and_click_rows() -> tuple[Iterator[tuple], Iterator[tuple]]:
         clicks: list[tuple] = []

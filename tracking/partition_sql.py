@@ -49,10 +49,11 @@ def in_use() -> bool:
 
 # --- Creating ---------------------------------------------------------------------------------
 
-def partitions_ensure(*, now: datetime) -> list[str]:
-    """Make the missing day partitions of each table (today, AHEAD_DAYS after it, and days
-    with rows in the default partition); idempotent. The names made, oldest first per table.
-    Logs a WARNING for each default partition that held rows."""
+def partitions_ensure(*, now: datetime, since: datetime | None = None) -> list[str]:
+    """Make the missing day partitions of each table (today, AHEAD_DAYS after it, days with
+    rows in the default partition, and each day from `since` on: before loading history);
+    idempotent. The names made, oldest first per table. Logs a WARNING for each default
+    partition that held rows."""
     if not in_use():
         return []
     made = []
@@ -63,8 +64,9 @@ def partitions_ensure(*, now: datetime) -> list[str]:
             logger.warning("partitions: %s rows of %s are in its default partition (outside "
                            "every day partition); moving them to day partitions",
                            _count_default(target), target.table)
-        days = partitions.days_to_create(today=today, existing=_days_attached(target),
-                                         waiting=waiting)
+        days = partitions.days_to_create(
+            today=today, existing=_days_attached(target), waiting=waiting,
+            since=partitions.day_of(since) if since is not None else None)
         for day in days:
             if _create(target, day):
                 made.append(partitions.partition_name(target.table, day))

@@ -55,12 +55,15 @@ def days_ahead(today: date, ahead: int = AHEAD_DAYS) -> list[date]:
 
 
 def days_to_create(*, today: date, existing: Iterable[date], waiting: Iterable[date],
-                   ahead: int = AHEAD_DAYS) -> list[date]:
-    """The partitions missing: today and the days ahead, and every day whose rows wait in the
+                   since: date | None = None, ahead: int = AHEAD_DAYS) -> list[date]:
+    """The partitions missing: today and the days ahead, every day whose rows wait in the
     default partition (rows that arrived while beat was down, or a bulk load of history), so
-    the default drains instead of growing. Oldest first."""
-    have = set(existing)
-    return sorted({*days_ahead(today, ahead), *waiting} - have)
+    the default drains instead of growing, and every day from `since` (a load of history
+    about to come). Oldest first."""
+    wanted = {*days_ahead(today, ahead), *waiting}
+    if since is not None:
+        wanted.update(since + timedelta(days=n) for n in range((today - since).days))
+    return sorted(wanted - set(existing))
 
 
 def droppable(days: Iterable[date], *, cutoff: datetime) -> list[date]:

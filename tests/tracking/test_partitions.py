@@ -58,6 +58,13 @@ def test_today_and_four_days_ahead_are_made_and_waiting_days_too():
         waiting=[date(2026, 3, 1), date(2026, 3, 10)]) == [date(2026, 3, 1), date(2026, 3, 13)]
 
 
+def test_a_load_of_history_gets_every_day_from_its_first():
+    today = date(2026, 3, 9)
+    assert partitions.days_to_create(today=today, existing=partitions.days_ahead(today),
+                                     waiting=[], since=date(2026, 3, 6)) == [
+        date(2026, 3, 6), date(2026, 3, 7), date(2026, 3, 8)]
+
+
 def test_a_day_is_dropped_once_its_upper_bound_is_at_or_before_the_cutoff():
     days = [date(2026, 3, 1), date(2026, 3, 2), date(2026, 3, 3)]
     assert partitions.droppable(days, cutoff=datetime(2026, 3, 3, tzinfo=UTC)) == days[:2]
@@ -260,3 +267,38 @@ def test_the_admin_estimates_a_partitioned_table_by_its_partitions(app):
         for name in _attached("tracking_clickarchive"):
             cursor.execute(f"ANALYZE {name}")
     assert estimated_rows(ClickArchive, using="default") == 3
+
+
+@pytest.mark.django_db
+def test_the_command_makes_the_days_of_a_history_about_to_be_loaded():
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    since = partitions.day_of(timezone.now()) - timedelta(days=20)
+    out = StringIO()
+    call_command("partitions_ensure", "--since", since.isoformat(), stdout=out)
+    if connection.vendor == "postgresql":
+        for table in TABLES:
+            assert f"created {partitions.partition_name(table, since)}" in out.getvalue()
+            assert partitions.partition_name(table, since) in _attached(table)
+        assert "done: 60 partitions created" in out.getvalue()
+    else:
+        assert "nothing to do" in out.getvalue()
+    for bad in ("2026-02-30", "1999-12-31", "2999-01-01"):
+        with pytest.raises(CommandError, match="--since"):
+            call_command("partitions_ensure", "--since", bad, stdout=StringIO())
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_demo_seeder_loads_its_history_into_day_partitions(app):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("seed_demo", "--installs", "30", "--events", "200", "--clicks", "60",
+                 "--days", "12", "--app-id", str(app.id), "--skip-rollups", stdout=StringIO())
+    assert ClickArchive.objects.filter(app=app).count() == 60
+    assert Event.objects.filter(app=app).count() == 200
+    assert partition_sql.default_rows() == dict.fromkeys(TABLES, 0)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from django.db import connection, models
 
+from tracking import partition_sql
 from tracking.models import Click, ClickArchive, Event, Install
 
 _LOADABLE = {"installs": Install, "clicks": Click, "click_archive": ClickArchive,
@@ -63,6 +65,12 @@ def _copy(model, names, rows, defaults, json_at, missing) -> int:
             copy.write_row((*row, *defaults))
             count += 1
     return count
+
+
+def days_prepare(*, since: datetime, now: datetime) -> None:
+    """Day partitions for the history about to be loaded (PostgreSQL; nothing elsewhere), so
+    its rows go straight to their days instead of waiting in the default partitions."""
+    partition_sql.partitions_ensure(now=now, since=since)
 
 
 def analyze_tables() -> None:
