@@ -26,6 +26,7 @@ from tracking.models import Click, ClickArchive, Event
 logger = logging.getLogger(__name__)
 
 LOCK_TIMEOUT = "2s"
+LOCK_NOT_AVAILABLE, DEADLOCK_DETECTED = "55P03", "40P01"  # SQLSTATEs
 # /readyz counts a default partition's rows up to this many (it is polled; a default partition
 # that filled up while beat was away must not make each poll read all of it).
 DEFAULT_ROWS_CAP = 10_000
@@ -106,11 +107,18 @@ def _create(target: Partitioned, day: date) -> bool:
             cursor.execute(f"ALTER TABLE {target.table} ATTACH PARTITION {name} FOR VALUES "
                            f"FROM ('{start.isoformat()}') TO ('{end.isoformat()}')")
             _name_indexes(cursor, name, suffix=name.removeprefix(f"{target.table}_"))
-    except OperationalError:
+    except OperationalError as error:
+        if not _lock_not_granted(error):
+            raise
         logger.warning("partitions: could not make %s now (a lock was not granted within %s); "
                        "the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
         return False
     return True
+
+
+def _lock_not_granted(error: OperationalError) -> bool:
+    """The lock timed out (or a deadlock was broken): the statement may simply run again."""
+    return getattr(error.__cause__, "sqlstate", None) in (LOCK_NOT_AVAILABLE, DEADLOCK_DETECTED)
 
 
 def _analyze_if_planned_empty(name: str) -> None:
@@ -201,7 +209,9 @@ def hot_days_drop(*, cutoff: datetime, progress: Callable[[int], None]) -> None:
                 cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_TIMEOUT])
                 cursor.execute(f"ALTER TABLE {HOT_STORE.table} DETACH PARTITION {name}")
                 cursor.execute(f"DROP TABLE {name}")
-        except OperationalError:
+        except OperationalError as error:
+            if not _lock_not_granted(error):
+                raise
             logger.warning("prune_clicks: could not drop %s now (a lock was not granted within "
                            "%s); the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
             continue

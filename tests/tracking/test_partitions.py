@@ -302,3 +302,62 @@ def test_the_demo_seeder_loads_its_history_into_day_partitions(app):
     assert ClickArchive.objects.filter(app=app).count() == 60
     assert Event.objects.filter(app=app).count() == 200
     assert partition_sql.default_rows() == dict.fromkeys(TABLES, 0)
+
+
+@pytest.fixture
+def other_session():
+    """A second database session, to hold locks as a long query would."""
+    import psycopg
+
+    params = connection.settings_dict
+    session = psycopg.connect(dbname=params["NAME"], user=params["USER"],
+                              host=params["HOST"], port=params["PORT"] or 5432)
+    yield session
+    session.close()
+
+
+@pytest.fixture
+def _partitions_dropped_after():
+    """For tests that commit DDL: the partitions they make must not outlive them."""
+    before = {table: set(_attached(table)) for table in TABLES}
+    yield
+    with connection.cursor() as cursor:
+        for table in TABLES:
+            for name in sorted(set(_attached(table)) - before[table]):
+                cursor.execute(f"DROP TABLE {name}")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_partitions_dropped_after")
+def test_ensure_gives_up_on_a_lock_it_cannot_get_and_the_next_run_makes_the_day(
+        other_session, monkeypatch, caplog):
+    monkeypatch.setattr(partition_sql, "LOCK_TIMEOUT", "100ms")
+    later = timezone.now() + timedelta(days=60)
+    other_session.execute("LOCK TABLE tracking_event_default IN ACCESS SHARE MODE")
+    with caplog.at_level(logging.WARNING, logger="tracking.partition_sql"):
+        made = partition_sql.partitions_ensure(now=later)
+    assert not [name for name in made if name.startswith("tracking_event_")]
+    assert len(made) == 2 * (partitions.AHEAD_DAYS + 1)  # the clicks' days were made
+    assert "could not make tracking_event_p" in caplog.text
+    other_session.rollback()
+    assert partition_sql.partitions_ensure(now=later) == [
+        partitions.partition_name("tracking_event", day)
+        for day in partitions.days_ahead(partitions.day_of(later))]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_partitions_dropped_after")
+def test_prune_leaves_a_day_it_cannot_lock_for_the_next_run(app, other_session, monkeypatch):
+    from tracking.services import clicks_prune
+
+    monkeypatch.setattr(partition_sql, "LOCK_TIMEOUT", "100ms")
+    Click.objects.create(app=app, clicked_at=timezone.now() - timedelta(days=10))
+    partition_sql.partitions_ensure(now=timezone.now())  # its day gets a partition
+    other_session.execute("SELECT count(*) FROM tracking_click")  # a long read, still open
+    assert clicks_prune(now=timezone.now()) == 0
+    assert Click.objects.count() == 1
+    other_session.rollback()
+    assert clicks_prune(now=timezone.now()) == 1
+    assert Click.objects.count() == 0
