@@ -1,5 +1,7 @@
 """`python manage.py prune_clicks`: remove clicks past the attribution window from the hot
-store, in batches, with progress. The archive is never touched. Beat also runs it daily."""
+store, with progress: on PostgreSQL whole expired day partitions, then the default partition's
+expired rows in batches; elsewhere batches of deletes. The archive is never touched. Beat also
+runs it daily."""
 
 from django.core.management.base import BaseCommand
 from django.utils import timezone
