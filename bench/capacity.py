@@ -1,17 +1,21 @@
 """Per-core figures for sizing (docs/scaling.md): the CPU each SDK request costs the web tier
 and PostgreSQL, and how many deliveries a Celery worker sends per second.
 
-    .venv/bin/python bench/capacity.py                       # as recorded in docs/benchmarks.md
-    .venv/bin/python bench/capacity.py --code /work/before --rounds 1 --duration 5 \\
-        --deliveries 300                                      # a quick look
+    .venv/bin/python bench/capacity.py                        # this tree, both phases
+    .venv/bin/python bench/capacity.py --phases web --code /work/before --code /work/main
+                                                              # two trees in rotation
+    .venv/bin/python bench/capacity.py --rounds 1 --duration 5 --deliveries 100   # a quick look
 
 Web: a private PostgreSQL server (port 5497, 1 GB shared_buffers, otherwise PostgreSQL's
-defaults) holds --clicks clicks of the last 6 days (loaded as bench/hotpaths.py loads them, hot
-store prewarmed); gunicorn is started as the README starts it (`gunicorn attribution_site.wsgi
--c gunicorn.conf.py`: gthread, 2 workers x 4 threads) and wrk drives clicks
+defaults) holds, for each tree given with --code, a database with --clicks clicks of the last 6
+days (loaded as bench/hotpaths.py loads them; on a partitioned tree moved into their day
+partitions by the tree's own `partitions_ensure`; the hot store prewarmed); each tree's
+gunicorn is started as the README starts it (`gunicorn attribution_site.wsgi -c
+gunicorn.conf.py`: gthread, 2 workers x 4 threads) and wrk drives clicks
 (bench/wrk/clicks.lua), installs (installs.lua: half device-id matches, half fingerprint
 lookups) and event batches of 10 (event_batches.lua, each event with a client event id) in
-rotation, --rounds times, --duration seconds each, a CHECKPOINT before each run. Around each run
+rotation (each path against each tree in turn, the trees' order reversed every round),
+--rounds times, --duration seconds each, a CHECKPOINT before each run. Around each run
 the user and system CPU of gunicorn's process tree and of PostgreSQL's (every backend and
 background process, from /proc, exited children included) is read; divided by the requests
 served this gives CPU milliseconds per request, and 1000 / that is what one core of each tier
@@ -42,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
@@ -54,6 +59,8 @@ from harness import (
     app_create,
     code_env,
     code_label,
+    ensure_free,
+    manage,
     migrate,
     private_server,
     recreate_database,
@@ -73,7 +80,9 @@ PATHS = {  # name -> (wrk script, table whose new rows are the writes, extra wrk
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--code", type=Path, default=ROOT, help="the tree to measure")
+    parser.add_argument("--code", type=Path, action="append",
+                        help="a tree to measure (repeat: the web runs rotate between trees; "
+                             "the deliveries are measured on the first); default: this one")
     parser.add_argument("--phases", default="web,deliveries")
     parser.add_argument("--clicks", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
@@ -105,85 +114,154 @@ def refresh(code: Path, env: dict, server) -> dict:
             "cpu": float(cpu), "pg": pg}
 
 
-def web_phase(args, server, code: Path) -> None:
+def settle_hot_store(code: Path, env: dict, database: str) -> None:
+    """What a server that has been taking clicks holds: on a partitioned tree, the loaded days
+    in day partitions (beat's partitions_ensure moves them out of the default partition, where
+    COPY put every day but today's and the days ahead); on either, the hot store vacuumed,
+    analyzed, checkpointed and in shared_buffers with its indexes."""
+    with psycopg.connect(database, autocommit=True) as conn:
+        if conn.execute("SELECT relkind = 'p' FROM pg_class WHERE relname = 'tracking_click'"
+                        ).fetchone()[0]:
+            manage(code, env, "partitions_ensure")
+        conn.execute("VACUUM (ANALYZE) tracking_click")
+        conn.execute("CHECKPOINT")
+        # Each table holding the hot store's rows (its partitions, or itself), and its indexes.
+        relations = conn.execute(
+            "WITH leaves AS (SELECT relid FROM pg_partition_tree('tracking_click') WHERE isleaf"
+            " UNION SELECT 'tracking_click'::regclass WHERE (SELECT relkind FROM pg_class"
+            " WHERE relname = 'tracking_click') = 'r')"
+            " SELECT relid::oid FROM leaves UNION SELECT indexrelid FROM pg_index"
+            " WHERE indrelid IN (SELECT relid FROM leaves)").fetchall()
+        for (relation,) in relations:
+            conn.execute("SELECT pg_prewarm(%s::oid::regclass)", [relation])
+
+
+@dataclass
+class WebTree:
+    """A tree of the service on its own database, served by its own gunicorn."""
+
+    code: Path
+    database: str
+    port: int
+    env: dict = field(default_factory=dict)
+    wrk_env: dict = field(default_factory=dict)
+    web: Process | None = None
+    label: str = ""
+    results: dict[str, list[dict]] = field(default_factory=dict)
+
+    def set_up(self, args, server, hotpaths) -> None:
+        recreate_database(self.database)
+        self.env = code_env(self.database)
+        migrate(self.code, self.env)
+        _, app_id, key = app_create(self.code, self.env)
+        hotpaths.load_clicks(self.database, app_id, 0, args.clicks)
+        settle_hot_store(self.code, self.env, self.database)
+        refresh(self.code, self.env, server)  # the first start: days rebuilt, watermark set
+        ensure_free(self.port)
+        self.web = Process("gunicorn attribution_site.wsgi -c gunicorn.conf.py", code=self.code,
+                           env={**self.env, "GUNICORN_BIND": f"127.0.0.1:{self.port}"},
+                           log=Path(tempfile.mkdtemp(prefix="attr-capacity-")) / "gunicorn.log")
+        self.wrk_env = dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key,
+                            BENCH_CLICKS=str(args.clicks),
+                            BENCH_NETWORKS=str(args.clicks // hotpaths.CLICKS_PER_NETWORK))
+        self.label = code_label(self.code)
+        self.results = {name: [] for name in PATHS}
+
+
+def measured_run(tree: WebTree, name: str, args, server, hotpaths) -> dict:
+    """One wrk run of a path against a tree, with the CPU of its gunicorn and of PostgreSQL
+    (only this tree's server is busy meanwhile), its WAL and rows, then one rollup refresh."""
+    script, table, extra = PATHS[name]
+    with psycopg.connect(tree.database, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        lsn = conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+        pg, served = tree_cpu_seconds(server.postmaster_pid()), tree_cpu_seconds(tree.web.pid)
+        run = hotpaths.wrk(tree.port, script, args, {**tree.wrk_env, **extra})
+        run["pg"] = tree_cpu_seconds(server.postmaster_pid()) - pg
+        run["web"] = tree_cpu_seconds(tree.web.pid) - served
+        run["wal"] = conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s)",
+                                  [lsn]).fetchone()[0]
+        run["writes"] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] - rows
+    run["refresh"] = refresh(tree.code, tree.env, server)
+    return run
+
+
+def web_phase(args, server, codes: list[Path]) -> None:
     import hotpaths  # its click loader and wrk runner, so both benches load and drive alike
 
-    database = server.database("attr_capacity")
-    recreate_database(database)
-    env = code_env(database)
-    migrate(code, env)
-    _, app_id, key = app_create(code, env)
-    sys.path.insert(1, str(code))  # the loader computes fingerprints with the tree's own code
-    hotpaths.load_clicks(database, app_id, 0, args.clicks)
-    refresh(code, env, server)  # the first start: the loaded days rebuilt, the watermark set
-    web = Process("gunicorn attribution_site.wsgi -c gunicorn.conf.py", code=code,
-                  env={**env, "GUNICORN_BIND": f"127.0.0.1:{WEB_PORT}"},
-                  log=Path(tempfile.mkdtemp(prefix="attr-capacity-")) / "gunicorn.log")
-    wrk_env = dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key,
-                   BENCH_CLICKS=str(args.clicks),
-                   BENCH_NETWORKS=str(args.clicks // hotpaths.CLICKS_PER_NETWORK))
-    results: dict[str, list[dict]] = {name: [] for name in PATHS}
+    # hotpaths' prewarm names the plain table's relations, which a partitioned parent does not
+    # have: its loader runs without it, and settle_hot_store prewarms the partitions.
+    hotpaths.HOT_STORE = ()
+    sys.path.insert(1, str(codes[0]))  # the loader computes fingerprints with a tree's code
+    trees = [WebTree(code, server.database(f"attr_capacity_{i}"), WEB_PORT + i)
+             for i, code in enumerate(codes)]
     loads = [os.getloadavg()[0]]
     try:
-        wait_for_http(WEB_PORT)
+        for tree in trees:
+            tree.set_up(args, server, hotpaths)
         warm_up = argparse.Namespace(connections=args.connections, duration=2)
-        for script, _, extra in PATHS.values():
-            hotpaths.wrk(WEB_PORT, script, warm_up, {**wrk_env, **extra})
-        refresh(code, env, server)
-        with psycopg.connect(database, autocommit=True) as conn:
-            for round_no in range(1, args.rounds + 1):
-                for name, (script, table, extra) in PATHS.items():
-                    conn.execute("CHECKPOINT")
-                    rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                    lsn = conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
-                    pg, served = (tree_cpu_seconds(server.postmaster_pid()),
-                                  tree_cpu_seconds(web.pid))
-                    run = hotpaths.wrk(WEB_PORT, script, args, {**wrk_env, **extra})
-                    run["pg"] = tree_cpu_seconds(server.postmaster_pid()) - pg
-                    run["web"] = tree_cpu_seconds(web.pid) - served
-                    run["wal"] = conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), "
-                                              "%s)", [lsn]).fetchone()[0]
-                    run["writes"] = conn.execute(
-                        f"SELECT count(*) FROM {table}").fetchone()[0] - rows
-                    run["refresh"] = refresh(code, env, server)
-                    results[name].append(run)
+        for tree in trees:
+            wait_for_http(tree.port)
+            for script, _, extra in PATHS.values():
+                hotpaths.wrk(tree.port, script, warm_up, {**tree.wrk_env, **extra})
+            refresh(tree.code, tree.env, server)
+        for round_no in range(1, args.rounds + 1):
+            for name in PATHS:
+                for tree in trees if round_no % 2 else trees[::-1]:
+                    run = measured_run(tree, name, args, server, hotpaths)
+                    tree.results[name].append(run)
                     loads.append(os.getloadavg()[0])
-                    print(f"  [round {round_no}] {name:20s} {run['rps']:8.1f} req/s, web "
-                          f"{run['web'] * 1000 / run['total']:.2f} ms CPU/request, PostgreSQL "
-                          f"{run['pg'] * 1000 / run['total']:.3f} ms, WAL "
-                          f"{run['wal'] / run['total']:,.0f} B/request, {run['writes']:,} rows"
-                          f"; refresh of {run['refresh']['rows']:,} rows in "
-                          f"{run['refresh']['seconds']:.2f} s"
+                    print(f"  [round {round_no}] {tree.label} {name:20s} {run['rps']:8.1f} "
+                          f"req/s, web {run['web'] * 1000 / run['total']:.2f} ms "
+                          f"CPU/request, PostgreSQL {run['pg'] * 1000 / run['total']:.3f} ms, "
+                          f"WAL {run['wal'] / run['total']:,.0f} B/request, "
+                          f"{run['writes']:,} rows; refresh of {run['refresh']['rows']:,} "
+                          f"rows in {run['refresh']['seconds']:.2f} s"
                           f"{', NON-2XX/3XX: ' + str(run['bad']) if run['bad'] else ''}",
                           flush=True)
     finally:
-        web.stop()
-    print(f"\nWeb and database CPU per SDK request ({code_label(code)}; median of {args.rounds} "
-          f"rounds, {args.duration} s each, wrk -t2 -c{args.connections}, gunicorn -w 2 "
-          f"--threads 4 on 2 cores shared with PostgreSQL and wrk; {args.clicks:,} clicks "
-          f"stored; load average {min(loads):.1f} to {max(loads):.1f} during the runs):\n")
-    print("| request | req/s on this box | web CPU ms | requests per web core-second | "
+        for tree in trees:
+            if tree.web is not None:
+                tree.web.stop()
+    print(f"\nWeb and database CPU per SDK request (median of {args.rounds} rounds, "
+          f"{args.duration} s each, trees in rotation, wrk -t2 -c{args.connections}, gunicorn "
+          "-w 2 --threads 4 on 2 cores shared with PostgreSQL and wrk; "
+          f"{args.clicks:,} clicks stored; load average {min(loads):.1f} to {max(loads):.1f} "
+          "during the runs):\n")
+    print("| tree | request | req/s on this box | web CPU ms | requests per web core-second | "
           "PostgreSQL CPU ms | requests per PostgreSQL core-second | WAL bytes | rows written "
-          "|\n|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, runs in results.items():
-        web_ms = statistics.median(r["web"] * 1000 / r["total"] for r in runs)
-        pg_ms = statistics.median(r["pg"] * 1000 / r["total"] for r in runs)
-        print(f"| {name} | {statistics.median(r['rps'] for r in runs):,.0f} | {web_ms:.2f} | "
-              f"{1000 / web_ms:,.0f} | {pg_ms:.3f} | {1000 / pg_ms:,.0f} | "
-              f"{statistics.median(r['wal'] / r['total'] for r in runs):,.0f} | "
-              f"{statistics.median(r['writes'] / r['total'] for r in runs):.2f} |")
+          "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for tree in trees:
+        for name, runs in tree.results.items():
+            web_ms = statistics.median(r["web"] * 1000 / r["total"] for r in runs)
+            pg_ms = statistics.median(r["pg"] * 1000 / r["total"] for r in runs)
+            print(f"| {tree.label} | {name} | {statistics.median(r['rps'] for r in runs):,.0f} "
+                  f"| {web_ms:.2f} | {1000 / web_ms:,.0f} | {pg_ms:.3f} | {1000 / pg_ms:,.0f} | "
+                  f"{statistics.median(r['wal'] / r['total'] for r in runs):,.0f} | "
+                  f"{statistics.median(r['writes'] / r['total'] for r in runs):.2f} |")
+    if len(trees) == 2:
+        print(f"\n{trees[1].label} against {trees[0].label}, the median of the rounds' ratios "
+              "of CPU per request:\n")
+        print("| request | web | PostgreSQL |\n|---|---:|---:|")
+        for name in PATHS:
+            pairs = list(zip(trees[1].results[name], trees[0].results[name], strict=True))
+            print(f"| {name} | "
+                  f"{statistics.median(a['web'] / a['total'] / (b['web'] / b['total']) for a, b in pairs):.2f}x | "  # noqa: E501
+                  f"{statistics.median(a['pg'] / a['total'] / (b['pg'] / b['total']) for a, b in pairs):.2f}x |")  # noqa: E501
     print("\nThe rollup refresh after each run (one process, as beat's task; rows added of each "
           "kind, per second of the refresh's own time, and CPU per row):\n")
-    print("| rows of | rows per refresh | rows/s | refresh CPU us per row | PostgreSQL CPU us "
-          "per row |\n|---|---:|---:|---:|---:|")
-    for name, runs in results.items():
-        done = [r["refresh"] for r in runs if r["refresh"]["rows"]]
-        if not done:
-            continue
-        print(f"| {name} | {statistics.median(d['rows'] for d in done):,.0f} | "
-              f"{statistics.median(d['rows'] / d['seconds'] for d in done):,.0f} | "
-              f"{statistics.median(d['cpu'] * 1e6 / d['rows'] for d in done):,.0f} | "
-              f"{statistics.median(d['pg'] * 1e6 / d['rows'] for d in done):,.0f} |")
+    print("| tree | rows of | rows per refresh | rows/s | refresh CPU us per row | PostgreSQL "
+          "CPU us per row |\n|---|---|---:|---:|---:|---:|")
+    for tree in trees:
+        for name, runs in tree.results.items():
+            done = [r["refresh"] for r in runs if r["refresh"]["rows"]]
+            if done:
+                print(f"| {tree.label} | {name} | "
+                      f"{statistics.median(d['rows'] for d in done):,.0f} | "
+                      f"{statistics.median(d['rows'] / d['seconds'] for d in done):,.0f} | "
+                      f"{statistics.median(d['cpu'] * 1e6 / d['rows'] for d in done):,.0f} | "
+                      f"{statistics.median(d['pg'] * 1e6 / d['rows'] for d in done):,.0f} |")
 
 
 DRAIN = """
@@ -325,13 +403,13 @@ def deliveries_phase(args, server, code: Path) -> None:
 
 def main() -> None:
     args = parse_args()
-    code = args.code.resolve()
+    codes = [code.resolve() for code in args.code or [ROOT]]
     phases = set(args.phases.split(","))
     with private_server(settings={"shared_buffers": "1GB"}) as server:
         if "web" in phases:
-            web_phase(args, server, code)
+            web_phase(args, server, codes)
         if "deliveries" in phases:
-            deliveries_phase(args, server, code)
+            deliveries_phase(args, server, codes[0])
 
 
 if __name__ == "__main__":

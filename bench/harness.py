@@ -50,8 +50,7 @@ def private_server(*, port: int = PORT, settings: dict[str, str] | None = None
                    ) -> Iterator[Server]:
     bindir = Path(subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True,
                                  check=True).stdout.strip())
-    if _listening(port):  # a server left behind by an earlier run would answer instead
-        raise SystemExit(f"port {port} is already in use: stop what runs there first")
+    ensure_free(port)
     data = Path(tempfile.mkdtemp(prefix="attr-scale-pg-"))
     as_postgres = []
     if os.geteuid() == 0:  # PostgreSQL refuses to run as root
@@ -72,11 +71,15 @@ def private_server(*, port: int = PORT, settings: dict[str, str] | None = None
         shutil.rmtree(data, ignore_errors=True)
 
 
-def _listening(port: int) -> bool:
+def ensure_free(*ports: int) -> None:
+    """Stop here if something listens on a port: a server left behind by an earlier run (or
+    another job's) would answer instead of ours."""
     import socket
 
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
+    for port in ports:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                raise SystemExit(f"port {port} is already in use: stop what runs there first")
 
 
 def recreate_database(url: str) -> None:

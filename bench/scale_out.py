@@ -59,6 +59,7 @@ from harness import (
     app_create,
     code_env,
     code_label,
+    ensure_free,
     migrate,
     private_server,
     recreate_database,
@@ -242,6 +243,7 @@ def main() -> None:
                 for i, port in enumerate(WEB_PORTS, 1))))
         processes: list[Process] = []
         balancer = None
+        ensure_free(BALANCER_PORT, *WEB_PORTS)
         try:
             webs = [Process("gunicorn attribution_site.wsgi -c gunicorn.conf.py", code=code,
                             env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}",
