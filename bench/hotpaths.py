@@ -68,6 +68,12 @@ def parse_args():
 
 PRIVATE_POSTGRES_PORT = 5499
 HOT_STORE = ("tracking_click", "tracking_click_pkey", "click_device_idx", "click_network_idx")
+# Every relation holding the hot store's rows and indexes: the tables themselves, or, on
+# day partitions (issue 15), each partition and each partition's indexes.
+HOT_STORE_STORAGE = (
+    "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relkind IN ('r', 'i') AND "
+    "(c.oid = ANY(%(names)s::regclass[]) OR c.oid IN (SELECT inhrelid FROM pg_inherits "
+    "WHERE inhparent = ANY(%(names)s::regclass[])))")
 
 
 @contextlib.contextmanager
@@ -188,7 +194,8 @@ def load_clicks(url: str, app_id: str, start: int, stop: int) -> None:
         # What a server that has been answering lookups holds in its buffers (COPY and VACUUM
         # go through a small ring of buffers and leave it cold).
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-        for relation in HOT_STORE:
+        relations = conn.execute(HOT_STORE_STORAGE, {"names": list(HOT_STORE)}).fetchall()
+        for (relation,) in relations:
             conn.execute("SELECT pg_prewarm(%s)", [relation])
 
 
@@ -290,6 +297,10 @@ def prepare(args, database: str, redis_url: str, clicks: int) -> tuple[dict, dic
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
                    check=True)
     app_id, key = setup_app(env)
+    # The six days of clicks below go to day partitions of their own, as live clicks would.
+    since = (datetime.now(UTC) - timedelta(days=7)).date().isoformat()
+    subprocess.run([PYTHON, "manage.py", "partitions_ensure", "--since", since], cwd=ROOT,
+                   env=env, check=True, stdout=subprocess.DEVNULL)
     load_clicks(database, app_id, 0, clicks)
     return env, dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key, BENCH_CLICKS=str(clicks),
                      BENCH_NETWORKS=str(clicks // CLICKS_PER_NETWORK))
