@@ -190,9 +190,6 @@ def measured_run(tree: WebTree, name: str, args, server, hotpaths) -> dict:
 def web_phase(args, server, codes: list[Path]) -> None:
     import hotpaths  # its click loader and wrk runner, so both benches load and drive alike
 
-    # hotpaths' prewarm names the plain table's relations, which a partitioned parent does not
-    # have: its loader runs without it, and settle_hot_store prewarms the partitions.
-    hotpaths.HOT_STORE = ()
     sys.path.insert(1, str(codes[0]))  # the loader computes fingerprints with a tree's code
     trees = [WebTree(code, server.database(f"attr_capacity_{i}"), WEB_PORT + i)
              for i, code in enumerate(codes)]
