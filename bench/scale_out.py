@@ -327,10 +327,13 @@ def main() -> None:
             created_twice = [d for d, codes in told["installs"].items() if codes.count(201) > 1]
             check(results, not created_twice,
                   f"each install created once: {len(created_twice)} devices answered 201 twice")
+            # wrk stops at the deadline without reading the answers then in flight, at most
+            # one per connection; the service stores those all the same.
             unanswered = set(have["installs"]) - answered
-            check(results, not unanswered,
-                  f"every stored install was answered: {len(unanswered)} stored without a "
-                  "201/200 seen")
+            check(results, len(unanswered) <= 2 * args.threads,
+                  f"no install stored that nobody asked for: {len(unanswered)} stored without a "
+                  f"201/200 seen (at most {2 * args.threads}, one per connection, may have been "
+                  "in flight when the clients stopped)")
             lost_events = told["acknowledged"] - set(have["events"])
             doubled_events = [e for e, count in have["events"].items() if count > 1]
             check(results, not lost_events and not doubled_events,
