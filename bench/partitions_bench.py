@@ -1,7 +1,7 @@
 """Day partitions (issue 15), measured on the code itself: the time, WAL and effect on
 concurrent clicks of pruning one day of expired clicks, and the hot store's size and dead rows
-after simulated weeks of traffic, for each code tree given with --code (today's plain tables
-with batched deletes, and the partitioned tree that drops whole days).
+after simulated weeks of traffic, for each code tree given with --code (the code before issue
+15, plain tables and batched deletes, and the partitioned code that drops whole days).
 
     .venv/bin/python bench/partitions_bench.py --code /work/before --code /work/main
     .venv/bin/python bench/partitions_bench.py --code /work/before --code /work/main \\
@@ -9,7 +9,7 @@ with batched deletes, and the partitioned tree that drops whole days).
         --day-seconds 0                                                    # quick look
 
 Each tree migrates its own database on a private PostgreSQL server (port 5497, PostgreSQL's
-default settings, autovacuum on, 512 MB shared_buffers) and runs its own `manage.py
+default settings, autovacuum on, 1 GB shared_buffers) and runs its own `manage.py
 prune_clicks`, timed inside the process (`call_command`, so Django's start-up is not counted);
 both trees run on this virtualenv. A tree whose `tracking_click` is partitioned gets its day
 partitions, the past days' too, from its own `partitions_ensure` (the function beat calls,
@@ -84,10 +84,6 @@ def parse_args():
     parser.add_argument("--week-events", type=int, default=200_000, help="events a day")
     parser.add_argument("--day-seconds", type=float, default=60.0)
     parser.add_argument("--shared-buffers", default="1GB")
-    parser.add_argument("--sketch", action="store_true",
-                        help="also measure the first --code with its hot store turned into "
-                             "day partitions by this script's DDL and pruned by DROP TABLE "
-                             "(a stand-in for a partitioned tree)")
     return parser.parse_args()
 
 
@@ -213,51 +209,6 @@ class Tree:
         lines = dict(line.split(" ", 1) for line in out.splitlines()
                      if line.startswith(("STARTED ", "ENDED ", "LAST ")))
         return Prune(float(lines["STARTED"]), float(lines["ENDED"]), lines["LAST"])
-
-
-class SketchTree(Tree):
-    """The tree's schema with the hot store re-created by this script as a table partitioned
-    by day on clicked_at (the primary key then has to include it), its partitions made here
-    and an expired day dropped whole: what a partitioned tree does, before one exists."""
-
-    def set_up(self) -> None:
-        super().set_up()
-        with psycopg.connect(self.database) as conn:
-            indexes = conn.execute(
-                "SELECT indexdef FROM pg_indexes WHERE tablename = %s AND indexname NOT LIKE"
-                " '%%pkey'", [HOT]).fetchall()
-            conn.execute(f"CREATE TABLE {HOT}_new (LIKE {HOT} INCLUDING DEFAULTS)"
-                         " PARTITION BY RANGE (clicked_at)")
-            conn.execute(f"DROP TABLE {HOT}")
-            conn.execute(f"ALTER TABLE {HOT}_new RENAME TO {HOT}")
-            conn.execute(f"ALTER TABLE {HOT} ADD PRIMARY KEY (id, clicked_at)")
-            for (definition,) in indexes:
-                conn.execute(definition.replace(" ON public.", " ON "))
-            conn.execute(f"CREATE TABLE {HOT}_default PARTITION OF {HOT} DEFAULT")
-        self.partitioned = True
-        self.label = f"{code_label(self.code)} + this script's day partitions (sketch)"
-
-    def ensure_days(self, first: date, last: date) -> None:
-        with psycopg.connect(self.database) as conn:
-            day = first
-            while day <= last:
-                conn.execute(f"CREATE TABLE IF NOT EXISTS {HOT}_p{day:%Y%m%d} PARTITION OF "
-                             f"{HOT} FOR VALUES FROM ('{day}') TO ('{day + timedelta(days=1)}')")
-                day += timedelta(days=1)
-
-    def prune(self, *, retention_days: int = 7) -> Prune:
-        started = time.time()
-        cutoff = datetime.now(UTC) - timedelta(days=retention_days, hours=1)
-        with psycopg.connect(self.database) as conn:
-            # The upper bound of each day partition, from its bound expression.
-            expired = [name for name, upper in conn.execute(
-                "SELECT c.relname, substring(pg_get_expr(c.relpartbound, c.oid)"
-                " FROM 'TO \\(''([^'']+)''\\)')::timestamptz FROM pg_inherits i"
-                " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = %s::regclass",
-                [HOT]).fetchall() if upper is not None and upper <= cutoff]
-            for name in expired:
-                conn.execute(f"DROP TABLE {name}")
-        return Prune(started, time.time(), f"dropped {len(expired)} day partitions")
 
 
 # The tables holding a relation's rows: its partitions, or itself when it has none (for a
@@ -472,12 +423,8 @@ def main() -> None:
         for phase, run in (("prune", prune_phase), ("week", week_phase)):
             if phase not in phases:
                 continue
-            trees = [Tree(code.resolve(), server.database(f"attr_{phase}_{i}"))
-                     for i, code in enumerate(args.code)]
-            if args.sketch:
-                trees.append(SketchTree(args.code[0].resolve(),
-                                        server.database(f"attr_{phase}_sketch")))
-            run(trees, args)
+            run([Tree(code.resolve(), server.database(f"attr_{phase}_{i}"))
+                 for i, code in enumerate(args.code)], args)
 
 
 if __name__ == "__main__":
