@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from datetime import date
 
 from django.db import connections, transaction
-from django.db.models import CharField, Func, TextField
+from django.db.models import CharField, Func, TextField, Value
 from django.db.models.functions import Cast
 
 from tracking.models import Event, Install
@@ -27,9 +27,11 @@ class IsoUtc(Func):
                 "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')")
 
     def as_sqlite(self, compiler, connection, **extra):
-        return self.as_sql(compiler, connection,
-                           template="strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', %(expressions)s)",
-                           **extra)
+        # The format goes as a parameter: a literal % in the SQL text breaks Django's debug
+        # logging (DEBUG=1, as `make run` runs), which formats the statement with %.
+        return Func(Value("%Y-%m-%dT%H:%M:%fZ"), *self.get_source_expressions(),
+                    function="strftime", output_field=CharField()
+                    ).as_sql(compiler, connection, **extra)
 
 
 # Times come back as ISO 8601 text (see IsoUtc), in the order of these names.
