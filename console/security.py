@@ -4,7 +4,8 @@ delivery log) could run even if it escaped the templates' autoescaping. No inlin
 styles: pages read their data from `json_script` blocks, which are not executed.
 
 Only console pages get it: the API answers JSON, and the Swagger page and the admin are
-Django's and drf-spectacular's own (the Swagger UI loads from a CDN with an inline script).
+Django's and drf-spectacular's own (the Swagger UI, served from this service's static files by
+drf-spectacular-sidecar, starts with an inline script).
 """
 
 from __future__ import annotations
