@@ -41,6 +41,14 @@ def with_fingerprints(data: dict, post) -> dict:
     return data
 
 
+def as_typed(values: dict, post) -> dict:
+    """The values to show again after an error: the fingerprints box holds the text as typed,
+    never the list the API was given (which would come back as "[]" and fail the next submit)."""
+    if FINGERPRINTS in post:
+        values = {**values, FINGERPRINTS: post.get(FINGERPRINTS, "")}
+    return values
+
+
 def form_values(app) -> dict:
     values = {name: getattr(app, name) or "" for name in CREATE_FIELDS}
     values[FINGERPRINTS] = "\n".join(app.android_sha256_fingerprints or [])
@@ -75,7 +83,8 @@ class AppCreatePage(ConsolePage):
                                       **validated(AppCreateInput, data))
         except ApiError as error:
             return render(request, self.template,
-                          {"values": data, "problem": FormProblem(error), "apps": self.apps(),
+                          {"values": as_typed(data, request.POST), "problem": FormProblem(error),
+                           "apps": self.apps(),
                            "creating": True, "platforms": PLATFORMS,
                            "ios_fingerprinting": IOS_FINGERPRINTING}, status=error.status)
         messages.success(request, f"Created {app.name}. Next: create an API key for its SDK.")
@@ -98,9 +107,7 @@ class AppEditPage(AppPage):
         try:
             services.app_update(app=self.app, changes=validated(AppUpdateInput, data))
         except ApiError as error:
-            values = {**form_values(self.app), **data}
-            if FINGERPRINTS in data:  # shown as typed
-                values[FINGERPRINTS] = request.POST.get(FINGERPRINTS, "")
+            values = as_typed({**form_values(self.app), **data}, request.POST)
             return render(request, self.template,
                           self.context(values=values, problem=FormProblem(error)),
                           status=error.status)

@@ -41,6 +41,22 @@ def test_the_platform_rule_is_shown_beside_the_identifier(console):
     assert not App.objects.exists()
 
 
+def test_a_failed_submit_shows_the_fingerprints_box_as_typed_and_the_next_one_succeeds(
+        console, owner):
+    form = {"name": "Runner", "platform": "android", "package_name": "com.acme.runner",
+            "play_store_url": "not a url", "android_sha256_fingerprints": ""}
+    first = console.post("/console/apps/new", form)
+    html = first.content.decode()
+    assert first.status_code == 400
+    assert "[]" not in html
+    # The browser sends the box back as it was shown: empty, so the corrected form is created.
+    form["play_store_url"] = "https://play.google.com/store/apps/details?id=com.acme.runner"
+    second = console.post("/console/apps/new", form)
+    assert second.status_code == 302
+    assert App.objects.get(organization=owner.organization).android_sha256_fingerprints in (
+        None, [])
+
+
 def test_a_malformed_url_is_refused_as_the_api_refuses_it(console):
     response = console.post("/console/apps/new", {
         "name": "Runner", "platform": "android", "package_name": "com.acme.runner",
