@@ -110,6 +110,36 @@ class Dashboard:
     average_cpi: Decimal | None
     conversion_rate: Decimal | None
     series: list[DayFigures]
+    # What average_cpi and roas cover: the campaigns whose whole cost converted to the report
+    # currency, their paid installs, their cost and the revenue of their installs.
+    covered: Coverage
+
+
+@dataclass(frozen=True)
+class Coverage:
+    installs: int
+    cost: Decimal
+    revenue: Decimal
+    campaigns: int
+
+    @property
+    def cpi(self) -> Decimal | None:
+        return ratio(self.cost, self.installs) if self.campaigns else None
+
+    @property
+    def roas(self) -> Decimal | None:
+        return ratio(self.revenue, self.cost, scale=HUNDRED) if self.campaigns else None
+
+
+def cost_coverage(campaign_rows: Iterable[Performance]) -> Coverage:
+    """Only campaigns whose every cost row converted count: dividing a converted cost by
+    installs whose cost is unknown (no rate for its currency, or none imported) would make
+    installs look cheaper than they were."""
+    covered = [row for row in campaign_rows if row.cost.known and not row.cost.unconverted]
+    return Coverage(installs=sum(row.installs for row in covered),
+                    cost=sum((row.cost.amount for row in covered), Decimal(0)),
+                    revenue=sum((row.revenue.amount for row in covered), Decimal(0)),
+                    campaigns=len(covered))
 
 
 def dashboard(*, period: Period, currency: str) -> Dashboard:
@@ -139,6 +169,7 @@ def dashboard(*, period: Period, currency: str) -> Dashboard:
         total_revenue.merge(figures.revenue)
     paid = sum(f.paid_installs for f in series.values())
     clicks = period.rows(DailyClickStat).aggregate(n=Sum("clicks"))["n"] or 0
+    covered = cost_coverage(campaigns(period=period, currency=currency))
     return Dashboard(
         total_installs=sum(f.installs for f in series.values()),
         paid_installs=paid,
@@ -146,9 +177,10 @@ def dashboard(*, period: Period, currency: str) -> Dashboard:
         total_clicks=clicks,
         total_revenue=total_revenue,
         total_cost=total_cost,
-        average_cpi=_cpi(total_cost, paid),
+        average_cpi=covered.cpi,
         conversion_rate=ratio(paid, clicks, scale=HUNDRED),
         series=list(series.values()),
+        covered=covered,
     )
 
 

@@ -185,10 +185,18 @@ class KpisOutput(serializers.Serializer):
     paid_installs = serializers.IntegerField()
     organic_installs = serializers.IntegerField()
     total_revenue = money(source="total_revenue.amount")
-    average_cpi = money(allow_null=True, help_text="Null when no cost was imported.")
+    average_cpi = money(allow_null=True, help_text=(
+        "Cost / paid installs, over the campaigns whose whole cost converted to the report "
+        "currency (cost_covered_installs). Null when no such campaign."))
     conversion_rate = percent(help_text="Paid installs / clicks x 100.")
     total_clicks = serializers.IntegerField()
     total_cost = money(source="total_cost.amount")
+    roas = percent(source="covered.roas", help_text=(
+        "Revenue of the covered campaigns' installs / their cost x 100. Null when no campaign's "
+        "cost converted."))
+    cost_covered_installs = serializers.IntegerField(source="covered.installs", help_text=(
+        "The paid installs average_cpi and roas cover: those of campaigns whose whole cost "
+        "converted to the report currency."))
 
 
 class DayOutput(serializers.Serializer):

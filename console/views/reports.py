@@ -86,12 +86,17 @@ class OverviewPage(ReportPage):
                  "revenue": [float(day.revenue.amount.quantize(tables.CENTS))
                              for day in board.series],
                  "currency": currency}
-        tiles = [("Installs", tables.count(board.total_installs)),
-                 ("Paid installs", tables.count(board.paid_installs)),
-                 ("Organic installs", tables.count(board.organic_installs)),
-                 ("Revenue", tables.money(board.total_revenue.amount, currency)),
-                 ("Average CPI", tables.money(board.average_cpi, currency)),
-                 ("Conversion rate", tables.percent(board.conversion_rate))]
+        coverage = cost_coverage_note(board.covered.installs, board.paid_installs)
+        cost = board.total_cost.amount if board.total_cost.known else None
+        tiles = [("Installs", tables.count(board.total_installs), ""),
+                 ("Paid installs", tables.count(board.paid_installs), ""),
+                 ("Organic installs", tables.count(board.organic_installs), ""),
+                 ("Clicks", tables.count(board.total_clicks), ""),
+                 ("Conversion rate", tables.percent(board.conversion_rate), ""),
+                 ("Revenue", tables.money(board.total_revenue.amount, currency), ""),
+                 ("Cost", tables.money(cost, currency), ""),
+                 ("Average CPI", tables.money(board.average_cpi, currency), coverage),
+                 ("ROAS", tables.percent(board.covered.roas), coverage)]
         empty = not (board.total_installs or board.total_clicks or board.total_revenue.known
                      or board.total_revenue.unconverted)
         return {"tiles": tiles, "days": days, "chart": chart, "empty": empty,
@@ -242,6 +247,15 @@ class ExportDownload(ReportReads, AppPage):
                                                    end=chosen.end, reads_rollups=False)
         return exports.csv_response(period=period, kind=kind, currency=currency,
                                     app_name=self.app.name)
+
+
+def cost_coverage_note(covered: int, paid: int) -> str:
+    """Said under CPI and ROAS when they leave paid installs out (no cost imported for their
+    campaign, or cost in a currency without a rate)."""
+    if covered == paid:
+        return ""
+    return (f"Covers {covered:,} of {paid:,} paid installs: the rest have no cost in "
+            f"the report currency.")
 
 
 def source_name(row) -> str:

@@ -38,11 +38,16 @@ def test_dashboard_kpis_and_a_series_with_every_day(owner_api, scenario):
         "organic_installs": 2,
         # day1: 10 + 4 EUR/0.8 + 2.50 = 17.50; day3: 8 EUR/0.9 - 10 + 20 + 3 = 21.888...
         "total_revenue": 39.39,
-        # (30 + 20 EUR/0.9 + 10) / 4 paid installs = 62.222... / 4
-        "average_cpi": 15.56,
+        # (30 + 20 EUR/0.9 + 10) / 3: g_c2's installs are not counted, its cost is in JPY
+        # (no rate), so the figure covers 3 of the 4 paid installs
+        "average_cpi": 20.74,
         "conversion_rate": 66.67,  # 4 paid installs / 6 clicks
         "total_clicks": 6,
         "total_cost": 62.22,
+        # the same three campaigns' revenue: 10 + 8 EUR/0.9 - 10 (A), 20 (D), 4 EUR/0.8 (B)
+        # = 33.888... over their cost 62.222...
+        "roas": 54.46,
+        "cost_covered_installs": 3,
     }
     assert data["timeSeries"] == [
         {"date": scenario.day1.isoformat(), "installs": 3, "paid_installs": 2,
@@ -61,7 +66,8 @@ def test_a_day_without_data_is_all_zeros_and_null_ratios(owner_api, scenario):
     data = get(owner_api, "dashboard", {**scenario.range, "start_date": day2, "end_date": day2})
     assert data["kpis"] == {"total_installs": 0, "paid_installs": 0, "organic_installs": 0,
                             "total_revenue": 0.0, "average_cpi": None, "conversion_rate": None,
-                            "total_clicks": 0, "total_cost": 0.0}
+                            "total_clicks": 0, "total_cost": 0.0, "roas": None,
+                            "cost_covered_installs": 0}
     assert data["timeSeries"] == [{"date": day2, "installs": 0, "paid_installs": 0,
                                    "organic_installs": 0, "revenue": 0.0}]
     assert data["unconverted_revenue"] == [] and data["unconverted_cost"] == []
@@ -168,9 +174,9 @@ def test_figures_follow_the_apps_report_currency(owner_api, scenario):
     # day3 (0.9): 8 EUR, -10 USD -> -9, 20 USD -> 18, 3 USD -> 2.70 = 19.70
     assert [d["revenue"] for d in data["timeSeries"]] == [14.0, 0.0, 19.7]
     assert data["kpis"]["total_revenue"] == 33.7
-    # 30 USD -> 24, 20 EUR, 10 USD -> 8 = 52 EUR over 4 paid installs
+    # 30 USD -> 24, 20 EUR, 10 USD -> 8 = 52 EUR over the 3 paid installs it covers
     assert data["kpis"]["total_cost"] == 52.0
-    assert data["kpis"]["average_cpi"] == 13.0
+    assert data["kpis"]["average_cpi"] == 17.33
 
 
 LAST_TOUCH = [

@@ -130,9 +130,14 @@ def test_the_custom_range_form_keeps_the_model_and_the_sort(console, app):
 def test_overview_tiles_are_the_dashboards_figures(console, scenario):
     html = page(console, "overview", scenario.app, custom(scenario))
     for label, value in [("Installs", "6"), ("Paid installs", "4"), ("Organic installs", "2"),
-                         ("Revenue", "39.39 USD"), ("Average CPI", "15.56 USD"),
+                         ("Clicks", "6"), ("Revenue", "39.39 USD"), ("Cost", "62.22 USD"),
+                         ("Average CPI", "20.74 USD"), ("ROAS", "54.46%"),
                          ("Conversion rate", "66.67%")]:
         assert (f'<dt class="label">{label}</dt><dd class="value">{value}</dd>') in html
+    # g_c2's cost is in JPY, which has no rate: CPI and ROAS say what they leave out.
+    note = ('<dd class="note">Covers 3 of 4 paid installs: the rest have no cost in the report '
+            'currency.</dd>')
+    assert html.count(note) == 2
     assert "Revenue not included above (no exchange rate into USD): 100.00 BRL" in html
     assert "Cost not included above (no exchange rate into USD): 5.00 JPY" in html
 
@@ -155,8 +160,9 @@ def test_overview_without_data_points_to_keys_and_the_link_builder(console, app)
     assert "No clicks, installs or revenue in this range yet." in html
     assert reverse("console:keys", args=[app.id]) in html
     assert reverse("console:link-builder", args=[app.id]) in html
-    assert '<dt class="label">Average CPI</dt><dd class="value">—</dd>' in html
-    assert '<dt class="label">Conversion rate</dt><dd class="value">—</dd>' in html
+    for label in ("Average CPI", "ROAS", "Cost", "Conversion rate"):
+        assert f'<dt class="label">{label}</dt><dd class="value">—</dd>' in html
+    assert 'class="note"' not in html
 
 
 def test_overview_has_no_inline_script_or_style(console, scenario):
