@@ -39,6 +39,7 @@ IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTING_ALWAYS = "never_without_cons
 IOS_FINGERPRINTING_POLICIES = (IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTING_ALWAYS)
 ATT_AUTHORIZED = "authorized"
 FINGERPRINT_SKIPPED = "fingerprint skipped: tracking not authorized"
+ADDRESS_NEVER_COMPARED = "the install's address is never compared"
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,11 @@ def _device_tier(trail: _Trail, signals: InstallSignals,
 
 def _fingerprint_tier(trail: _Trail, signals: InstallSignals,
                       candidates: Sequence[ClickCandidate]) -> Match | None:
+    if fingerprint.scoring_address(signals.ip) is None:
+        # Loopback, private or carrier NAT: no click is looked up for it, so "no click from this
+        # network" would mislead (a test on one machine has all its clicks from 127.0.0.1).
+        trail.step(FINGERPRINT, ADDRESS_NEVER_COMPARED)
+        return None
     scoring = [c for c in candidates if _in_window(c, trail.installed_at, trail.window)]
     ranked = fingerprint.rank(scoring, signals, installed_at=trail.installed_at)
     match = fingerprint_match(ranked)

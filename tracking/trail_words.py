@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime
 
 from tracking import fingerprint
 from tracking.attribution import (
+    ADDRESS_NEVER_COMPARED,
     DEVICE_ID,
     FINGERPRINT,
     FINGERPRINT_SKIPPED,
@@ -44,6 +45,10 @@ STEP_SENTENCES = {
     (DEVICE_ID, "no click with this device id"): "No click with this device id in the window.",
     (FINGERPRINT, "no click from this network"): "No click from this install's network in the "
                                                  "window.",
+    (FINGERPRINT, ADDRESS_NEVER_COMPARED):
+        "The install came from a loopback, private or carrier-NAT address, which is never "
+        "compared with clicks (many devices share such addresses; clicks from them are never "
+        "compared either).",
 }
 # The same outcomes as a clause of the organic sentence; None leaves the tier out of it.
 ORGANIC_CLAUSES = {
@@ -53,6 +58,8 @@ ORGANIC_CLAUSES = {
     (DEVICE_ID, "no usable device id"): "no usable device id",
     (DEVICE_ID, "no click with this device id"): "no click with this device id",
     (FINGERPRINT, "no click from this network"): "fingerprint: no click from this network",
+    (FINGERPRINT, ADDRESS_NEVER_COMPARED):
+        "fingerprint: the install's loopback, private or carrier-NAT address is never compared",
     (FINGERPRINT, FINGERPRINT_SKIPPED): FINGERPRINT_SKIPPED,
 }
 # Why an iOS install was not tracking-authorized, by the App Tracking Transparency status the

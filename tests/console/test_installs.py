@@ -184,8 +184,9 @@ def test_an_install_page_tells_its_trail_in_words_with_the_clicks_that_lost(cons
 def test_an_organic_install_page_says_what_each_tier_found(console, app):
     install = record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1").install
     html = console.get(detail_url(app, install)).content.decode()
-    assert ("Organic: no click with this device id; fingerprint: no click from this network."
-            in html)
+    # 10.0.0.1 is private: never compared, which the page says instead of "no click there".
+    assert ("Organic: no click with this device id; fingerprint: the install&#x27;s loopback, "
+            "private or carrier-NAT address is never compared." in html)
     assert "None: no other click was considered." in html
     assert "None: this device has not come back through a later click." in html
 

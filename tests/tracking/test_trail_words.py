@@ -248,3 +248,21 @@ def test_a_click_lost_in_two_tiers_is_listed_once_with_the_first_reason():
                  fingerprint_candidates=[older])
     assert [(lost.source, lost.reason) for lost in told.lost] == [
         ("facebook / spring", "A later click of the same device won")]
+
+
+def test_an_install_from_loopback_says_its_address_is_never_compared_not_that_no_click_was_there():
+    loopback = InstallSignals(platform="android", device_id="gaid-3", ip="127.0.0.1",
+                              os_family="Android")
+    told = words(signals=loopback, device_candidates=[click(5, advertising_id="gaid-9")])
+    assert told.summary == ("Organic: no click with this device id; fingerprint: the install's "
+                            "loopback, private or carrier-NAT address is never compared.")
+    assert told.steps[2] == Step(
+        "Fingerprint", "The install came from a loopback, private or carrier-NAT address, which "
+                       "is never compared with clicks (many devices share such addresses; clicks "
+                       "from them are never compared either).")
+
+
+def test_an_install_from_a_public_address_with_no_click_there_says_so():
+    told = words(device_candidates=[click(5, advertising_id="gaid-9")])
+    assert told.steps[2] == Step("Fingerprint",
+                                 "No click from this install's network in the window.")
