@@ -1,5 +1,6 @@
 """Reads of tracking data off the hot paths: the installs and their decision trails for JWT
-users and the console (whose list pages with a keyset cursor), and the stored install a racing
+users and the console (whose list pages with a keyset cursor), an install's events and revenue for
+its console page, and the stored install a racing
 first launch answers with. The hot paths' reads (the waterfall's lookup, a repeat install, the
 event link) are in tracking/sql.py.
 """
@@ -9,10 +10,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
-from tracking.models import Install
+from tracking.models import Event, Install
 
 DEVICE_ID_LENGTH = Install._meta.get_field("device_id").max_length
 
@@ -80,3 +82,24 @@ def installs_page(*, app_id: uuid.UUID, after: InstallCursor | None = None, limi
         return rows, None
     last = rows[limit - 1]
     return rows[:limit], InstallCursor(last.installed_at, last.id)
+
+
+@dataclass(frozen=True)
+class InstallEvents:
+    """An install's latest events (newest first), how many it has in all, and its revenue per
+    currency as sent (no conversion: the install page shows what the app reported)."""
+
+    latest: list
+    total: int
+    revenue: list[tuple[str, Decimal]]
+
+
+def events_of_install(*, install_id: uuid.UUID, limit: int = 50) -> InstallEvents:
+    events = Event.objects.filter(install_id=install_id)
+    latest = list(events.order_by("-occurred_at", "-id")[:limit])
+    total = len(latest) if len(latest) < limit else events.count()
+    revenue = [(row["revenue_currency"], row["amount"]) for row in
+               events.filter(revenue_amount__isnull=False).values("revenue_currency")
+               .annotate(amount=Sum("revenue_amount"), n=Count("id"))
+               .order_by("revenue_currency")]
+    return InstallEvents(latest=latest, total=total, revenue=revenue)

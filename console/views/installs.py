@@ -1,7 +1,8 @@
 """The install explorer: one search box (an install id of this app opens that install, anything
 else is looked up as a device id, as `GET /api/v1/installs?device_id=` does), the app's latest
 installs a keyset page at a time, and one install's page with its result, its decision trail in
-plain words (tracking/trail_words.py), the clicks that lost and its re-engagements. Reads
+plain words (tracking/trail_words.py), the clicks that lost, its re-engagements, and its events
+with the revenue they reported. Reads
 through the selectors the installs API uses, where reports read (the replica when there is
 one: docs/replica.md)."""
 
@@ -20,6 +21,7 @@ from tracking.models import Install
 from tracking.trail_words import trail_in_words
 
 PAGE_SIZE = 50
+EVENTS_SHOWN = 50
 
 
 class InstallListPage(ReportReads, AppPage):
@@ -66,7 +68,8 @@ class InstallDetailPage(ReportReads, AppPage):
             install=install,
             trail=trail_in_words(install.decision, installed_at=install.installed_at),
             reengagements=sorted(install.reengagements.all(), key=lambda r: r.reengaged_at,
-                                 reverse=True)))
+                                 reverse=True),
+            events=selectors.events_of_install(install_id=install.id, limit=EVENTS_SHOWN)))
 
 
 urlpatterns = [

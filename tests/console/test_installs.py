@@ -239,3 +239,37 @@ def test_hostile_sources_and_campaigns_are_shown_as_text_everywhere(console, app
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     search = console.get(list_url(app), {"q": XSS_CAMPAIGN})
     assert_shown_as_text(search.content.decode())
+
+
+def test_the_install_page_lists_its_events_and_the_revenue_they_reported(console, app):
+    import uuid
+    from decimal import Decimal
+
+    from tracking.models import Event
+
+    install = record_install(app, at=timezone.now() - timedelta(hours=1), device="gaid-1").install
+    for minutes, name, amount, currency in [(10, "open", None, None),
+                                            (20, "purchase", "4.99", "USD"),
+                                            (30, "purchase", "2.00", "EUR"),
+                                            (40, XSS_CAMPAIGN, "1.01", "USD")]:
+        Event.objects.create(
+            app=app, install=install, device_id="gaid-1", event_name=name, properties={},
+            session_id=uuid.uuid4(),
+            occurred_at=install.installed_at + timedelta(minutes=minutes),
+            received_at=timezone.now(), event_id=f"e{minutes}",
+            revenue_amount=None if amount is None else Decimal(amount),
+            revenue_currency=currency)
+    html = console.get(detail_url(app, install)).content.decode()
+    assert ('Revenue reported: <span class="amount">2.00 EUR</span>, '
+            '<span class="amount">6.00 USD</span>') in html
+    section = html.split("<h2>Events and revenue</h2>", 1)[1]
+    assert section.index("e40") < section.index("e30") < section.index("e20") < section.index(
+        "e10")  # newest first
+    assert '<td class="num">4.99 USD</td>' in section
+    assert_shown_as_text(html)
+
+
+def test_an_install_without_events_says_where_they_would_come_from(console, app):
+    install = record_install(app, at=timezone.now(), device="gaid-1").install
+    html = console.get(detail_url(app, install)).content.decode()
+    assert "None yet: events the app sends with this install's device id show here." in html
