@@ -9,7 +9,6 @@ envelope, and nothing is recorded.
 
 from __future__ import annotations
 
-from django.urls import path
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -58,8 +57,3 @@ class DeepLinkResolveView(SdkView):
             raise NotFound("No live link of this app at that URL.", {"url": [
                 "Names no active, unexpired link of this app."]})
         return Response({"deepLink": opened.deep_link})
-
-
-urlpatterns = [
-    path("deeplinks/resolve", DeepLinkResolveView.as_view(), name="deeplinks-resolve"),
-]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -75,10 +74,3 @@ class AdNetworkDetailView(OrganizationScopedView):
         if not services.ad_network_name_clear(app=app, network_id=_network_id(network_id)):
             raise NotFound("This app has no name of its own for that ad network.")
         return Response({"success": True})
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/ad-networks", AdNetworkListView.as_view(), name="ad-network-list"),
-    path("apps/<uuid:app_id>/ad-networks/<str:network_id>", AdNetworkDetailView.as_view(),
-         name="ad-network-detail"),
-]

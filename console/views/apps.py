@@ -9,7 +9,6 @@ import uuid
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import path
 
 from apps_registry import selectors, services
 from apps_registry.models import IosFingerprinting
@@ -132,11 +131,3 @@ class AppDeletePage(AppPage):
         services.app_delete(app=self.app)
         messages.success(request, f"Deleted {name} and its data.")
         return redirect("console:home")
-
-
-urlpatterns = [
-    path("", AppListPage.as_view(), name="home"),
-    path("apps/new", AppCreatePage.as_view(), name="app-new"),
-    path("apps/<uuid:app_id>/settings", AppEditPage.as_view(), name="app-edit"),
-    path("apps/<uuid:app_id>/delete", AppDeletePage.as_view(), name="app-delete"),
-]

@@ -9,7 +9,6 @@ import json
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
@@ -75,9 +74,3 @@ class ConversionSchemaPage(AppPage):
             field_errors=[(name, lines) for name, lines in (problem.fields.items() if problem
                                                             else [])]),
             status=status)
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/conversion-schema", ConversionSchemaPage.as_view(),
-         name="conversion"),
-]

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 
 from analytics import cost_csv, csv_input, queries, reading, services
@@ -168,9 +168,3 @@ class CostApplyPage(CostsPage):
                                   f"{outcome.updated:,} replaced.")
         query = {**_range_of(preview.days), "imported": "1"}
         return redirect(f"{reverse('console:costs', args=[self.app.id])}?{urlencode(query)}")
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/costs", CostsPage.as_view(), name="costs"),
-    path("apps/<uuid:app_id>/costs/apply", CostApplyPage.as_view(), name="costs-apply"),
-]

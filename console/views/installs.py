@@ -11,7 +11,6 @@ import uuid
 
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import path
 
 from attribution_site.replica import ReportReads
 from console.pages import AppPage
@@ -67,10 +66,3 @@ class InstallDetailPage(ReportReads, AppPage):
             trail=trail_in_words(install.decision, installed_at=install.installed_at),
             reengagements=sorted(install.reengagements.all(), key=lambda r: r.reengaged_at,
                                  reverse=True)))
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/installs", InstallListPage.as_view(), name="installs"),
-    path("apps/<uuid:app_id>/installs/<uuid:install_id>", InstallDetailPage.as_view(),
-         name="install-detail"),
-]
