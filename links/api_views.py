@@ -1,5 +1,5 @@
-"""The links API under /api/v1/ (issue 13): links, link domains, a link's QR code and its
-report. JWT, scoped to the caller's organization (apps_registry/scoping.py): another
+"""The links API under /api/v1/ (docs/links.md, "The API"): links, link domains, a link's QR code
+and its report. JWT, scoped to the caller's organization (apps_registry/scoping.py): another
 organization's app, link or domain is a 404. Views parse, call one service or selector, and
 serialize; errors are raised and the envelope writes them.
 """

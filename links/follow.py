@@ -1,6 +1,6 @@
-"""The public side of links (issue 13: following a link, association files): `GET /l/{code}` on
-the service's host, `GET /{code}` on an organization's link domain (links/middleware.py hands
-those requests here), and the association files on both.
+"""The public side of links (docs/links.md, "Following a link", "Association files"):
+`GET /l/{code}` on the service's host, `GET /{code}` on an organization's link domain
+(links/middleware.py hands those requests here), and the association files on both.
 
 Following a link records a click exactly as /clicks does (`tracking.views.click_from_request`:
 same tables, fingerprint, rate limit, committed before the answer) with the link's source,

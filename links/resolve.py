@@ -1,5 +1,5 @@
-"""POST /api/v1/deeplinks/resolve (issue 13, direct deep links): an app opened through a
-universal link or app link sends the URL it was opened with and gets the link's deep link.
+"""POST /api/v1/deeplinks/resolve (docs/links.md, "Direct deep links: resolve"): an app opened
+through a universal link or app link sends the URL it was opened with and gets the link's deep link.
 
 The SDK pipeline (apps_registry/sdk.py) authenticates it like /installs: an API key with the
 write permission, whose app is the body's `app_id`. A URL that names no live link of that app

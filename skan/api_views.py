@@ -1,4 +1,4 @@
-"""Ad network names per app (issue 14: "overridable per app"), JWT and organization-scoped:
+"""Ad network names per app (docs/apple.md, "Ad network names"), JWT and organization-scoped:
 `GET /apps/{id}/ad-networks` lists every name the app's reports use (the shared table's and
 the app's own, which win), `PUT /apps/{id}/ad-networks/{network_id}` sets the app's own name,
 `DELETE` goes back to the shared one."""

@@ -27,7 +27,8 @@ NAME_MISMATCH = "Does not match the app's name; nothing was deleted."
 PLATFORMS = [("ios", "iOS"), ("android", "Android"), ("web", "Web")]
 UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE,
                  "apple_team_id": NULLABLE, "url_scheme": NULLABLE, "ios_fingerprinting": TEXT}
-# The policy's choices as the form's select shows them (issue 14).
+# The policy's choices as the form's select shows them (docs/apple.md, "Consent-aware
+# fingerprinting").
 IOS_FINGERPRINTING = IosFingerprinting.choices
 
 

@@ -1,7 +1,8 @@
-"""An app's SKAdNetwork conversion-value schema (issue 14): the active version, every earlier
-one, and a new version saved from a JSON document. The document is checked by the API's own
-parser (`conversion.serializers.schema_input`) and saved by its service, so the console and
-`POST /api/v1/apps/{id}/conversion-schemas` accept and refuse exactly the same schemas."""
+"""An app's SKAdNetwork conversion-value schema (docs/console.md, "Links and SKAdNetwork pages"):
+the active version, every earlier one, and a new version saved from a JSON document. The document
+is checked by the API's own parser (`conversion.serializers.schema_input`) and saved by its
+service, so the console and `POST /api/v1/apps/{id}/conversion-schemas` accept and refuse exactly
+the same schemas."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""Cost upload (issue 12, Costs): a cost CSV in the columns `manage.py import_costs` reads is
-checked first and shown as a preview, each row with its errors beside it; nothing is stored
-until the user applies it, and then only if every row is valid (all or nothing, like
-POST /api/v1/costs). Rows are read and checked by `analytics.cost_csv`, the command's own reader,
-with the API's `CostRowInput` and its row limit; they are written by `services.costs_import`.
+"""Cost upload (docs/console.md, "Cost upload: preview, then all or nothing"): a cost CSV in the
+columns `manage.py import_costs` reads is checked first and shown as a preview, each row with its
+errors beside it; nothing is stored until the user applies it, and then only if every row is valid
+(all or nothing, like POST /api/v1/costs). Rows are read and checked by `analytics.cost_csv`, the
+command's own reader, with the API's `CostRowInput` and its row limit; they are written by
+`services.costs_import`.
 
 The preview form carries the file's text in a hidden field and "Apply" checks that text again
 on the server: what is stored is what the server checked, never something the browser parsed.

@@ -1,4 +1,4 @@
-"""Postbacks and webhooks (issue 12; spec: Postback endpoints, Webhook endpoints; docs/delivery.md):
+"""Postbacks and webhooks (spec: Postback endpoints, Webhook endpoints; docs/delivery.md):
 the app's configurations of both kinds, create and edit forms checked by the API's own input
 serializers, activate and deactivate, delete after a confirmation, a test send with its outcome,
 the webhook secret shown once, and each configuration's delivery log with redelivery of failed

@@ -1,6 +1,6 @@
-"""An app's short links (issue 13): the list (newest first, keyset-paged), a builder form for
-every field the links API takes, a link's page with its short URL, its QR code and its report
-by day, and delete after a confirmation.
+"""An app's short links (docs/console.md, "Links and SKAdNetwork pages"): the list (newest first,
+keyset-paged), a builder form for every field the links API takes, a link's page with its short URL,
+its QR code and its report by day, and delete after a confirmation.
 
 Like every console page these are adapters: the form is checked by the links API's own input
 serializers and written by its services, the list and the link come from its selectors (scoped

@@ -1,7 +1,7 @@
-"""The report pages of an app (issue 12): overview, sources, campaigns, cohorts, revenue and the
-CSV exports. Each reads the same analytics query the matching API endpoint calls, through
-analytics.reading (refresh on read, report currency) for the range the query string names,
-and prints the figures with console.tables. Every page says up to when its figures are
+"""The report pages of an app (docs/console.md, "Report pages"): overview, sources, campaigns,
+cohorts, revenue and the CSV exports. Each reads the same analytics query the matching API endpoint
+calls, through analytics.reading (refresh on read, report currency) for the range the query string
+names, and prints the figures with console.tables. Every page says up to when its figures are
 complete (`data_through`), so a lag is not mistaken for a loss.
 """
 
