@@ -1,8 +1,9 @@
-"""Cost CSV files (issue: Cost and currency; issue 12, Costs), read the same way by
-`manage.py import_costs` and the console's cost upload: the columns, every row checked by the
-API's own `CostRowInput`, and rows repeating an earlier (date, media_source, campaign_id) found.
-Nothing is written here: the caller imports `CostFile.rows` with `services.costs_import` only
-when `CostFile.valid`.
+"""Cost CSV files (docs/analytics.md, "Cost import replaces per key; refunds of cost are not
+accepted"; docs/console.md, "Cost upload: preview, then all or nothing"), read the same way by
+`manage.py import_costs` and the console's cost upload: the columns, every row checked by the API's
+own `CostRowInput`, and rows repeating an earlier (date, media_source, campaign_id) found. Nothing
+is written here: the caller imports `CostFile.rows` with `services.costs_import` only when
+`CostFile.valid`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Money in one report currency (spec: Analytics endpoints; issue: Cost and currency). Pure.
+"""Money in one report currency (spec: Analytics endpoints; docs/analytics.md, "Currencies").
+Pure.
 
 Rates are stored as units of a currency per US dollar on a day. An amount dated `day` converts
 with the most recent rate on or before that day, or, for days before the first known rate, with

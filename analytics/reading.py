@@ -1,6 +1,7 @@
 """What every analytics read shares, for the API's endpoints and the console's report pages
-alike (spec: Analytics endpoints; issue 12): the rollups refreshed first where no beat runs,
-the app's report currency, and the sources and campaigns tables under a multi-touch model.
+alike (spec: Analytics endpoints; docs/console.md, "Report pages"): the rollups refreshed first
+where no beat runs, the app's report currency, and the sources and campaigns tables under a
+multi-touch model.
 
 Under last-touch the tables are the sources and campaigns reports themselves. Under another
 model a paid row's installs and revenue are its credited shares (queries.attribution), summed

@@ -1,5 +1,5 @@
-"""Writes of operator input for analytics (issue: Cost and currency): ad cost rows, imported
-through POST /api/v1/costs or `manage.py import_costs`, and currency rates, loaded with
+"""Writes of operator input for analytics (docs/analytics.md, "Currencies"): ad cost rows,
+imported through POST /api/v1/costs or `manage.py import_costs`, and currency rates, loaded with
 `manage.py load_currency_rates` or edited in the admin.
 
 Both are upserts on their natural key, so importing a corrected file replaces the old figures

@@ -1,6 +1,7 @@
-"""The Apple Ads app (issue 14, part 3): exchanges the AdServices token an iOS install brings
-for Apple's attribution record, after the install is recorded. On start it subscribes to
-tracking's InstallAttributed, so a claim commits with the install that brought the token.
+"""The Apple Ads app (docs/apple.md, "Apple Ads: a correction after the waterfall"): exchanges the
+AdServices token an iOS install brings for Apple's attribution record, after the install is
+recorded. On start it subscribes to tracking's InstallAttributed, so a claim commits with the
+install that brought the token.
 """
 
 from django.apps import AppConfig

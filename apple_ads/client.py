@@ -1,6 +1,7 @@
-"""The one call to Apple's attribution API (issue 14, part 3): POST the AdServices token as
-text/plain to APPLE_ADS_API_URL, with a total time budget. Never raises: every network failure
-comes back as an Outcome with an error, for apple_ads.policy to judge.
+"""The one call to Apple's attribution API (docs/apple.md, "Apple Ads: a correction after the
+waterfall"): POST the AdServices token as text/plain to APPLE_ADS_API_URL, with a total time budget.
+Never raises: every network failure comes back as an Outcome with an error, for apple_ads.policy to
+judge.
 
 `requests` verifies TLS with its CA bundle, or the one REQUESTS_CA_BUNDLE names (tests point it
 at a local stand-in's CA). Apple's address is the operator's setting, not user input, so the

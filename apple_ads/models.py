@@ -1,6 +1,6 @@
-"""Apple Ads claims (issue 14, part 3; docs/apple.md): one row per install that brought an
-AdServices token, holding the token until it is exchanged, where the exchange stands, and
-Apple's answer; one attempt row per call to Apple's attribution API.
+"""Apple Ads claims (docs/apple.md, "Apple Ads: a correction after the waterfall"): one row per
+install that brought an AdServices token, holding the token until it is exchanged, where the
+exchange stands, and Apple's answer; one attempt row per call to Apple's attribution API.
 
 A claim's state moves pending -> sending (taken by one worker with a conditional UPDATE) ->
 pending again for a retry, or a final state (apple_ads.policy.State).

@@ -1,5 +1,6 @@
-"""Apple Ads token exchange policy (issue 14, part 3; docs/apple.md): how Apple's answer to the
-AdServices attribution API is read, and when an exchange is retried or given up.
+"""Apple Ads token exchange policy (docs/apple.md, "Apple Ads: a correction after the waterfall"):
+how Apple's answer to the AdServices attribution API is read, and when an exchange is retried or
+given up.
 
 Pure: standard library only, no ORM, no settings, no clock. The client hands in what came back
 (status, body or the network error); the service hands in the attempt number, the token's age

@@ -44,7 +44,8 @@ class App(models.Model):
     # The app's own URL scheme ("myapp" for myapp://...), the one non-http destination a link's
     # "Open" button may use.
     url_scheme = models.CharField(max_length=64, null=True, blank=True)
-    # Issue 14: the default follows Apple's App Tracking Transparency policy.
+    # The default follows Apple's App Tracking Transparency policy (docs/apple.md,
+    # "Consent-aware fingerprinting").
     ios_fingerprinting = models.CharField(max_length=32, choices=IosFingerprinting.choices,
                                           default=IosFingerprinting.NEVER_WITHOUT_CONSENT)
     created_at = models.DateTimeField(default=timezone.now)

@@ -41,7 +41,8 @@ def _matches(pattern: re.Pattern, message: str):
 
 
 class _LinkFields(serializers.Serializer):
-    """What the association files and the links' "Open" button need of an app (issue 13)."""
+    """What the association files and the links' "Open" button need of an app
+    (docs/links.md, "Association files")."""
 
     apple_team_id = StrictCharField(required=False, allow_null=True, max_length=32)
     android_sha256_fingerprints = StrictListField(

@@ -1,4 +1,4 @@
-"""Reports read from a streaming replica (issue 15, "Reads on a replica"; docs/replica.md).
+"""Reports read from a streaming replica (docs/replica.md).
 
 With DATABASE_REPLICA_URL set, settings add the `replica` alias and `ReportsRouter` sends a
 read there only when both hold:

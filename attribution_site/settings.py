@@ -34,9 +34,10 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 # How many trusted reverse proxies append to X-Forwarded-For. 0: the client is REMOTE_ADDR.
 NUM_PROXIES = env.int("NUM_PROXIES", 0, minimum=0)
-# The console's session (issue 12). Behind TLS, set CONSOLE_SECURE_COOKIES=1 so the session and
-# CSRF cookies never travel over plain http; CSRF_TRUSTED_ORIGINS names the public https origin
-# when a proxy terminates TLS (Django compares it with the browser's Origin header).
+# The console's session (docs/console.md, "Sessions for pages, JWT for the API, one login
+# throttle"). Behind TLS, set CONSOLE_SECURE_COOKIES=1 so the session and CSRF cookies never travel
+# over plain http; CSRF_TRUSTED_ORIGINS names the public https origin when a proxy terminates TLS
+# (Django compares it with the browser's Origin header).
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("CONSOLE_SECURE_COOKIES", False)
 SESSION_COOKIE_AGE = env.int("CONSOLE_SESSION_SECONDS", 14 * 24 * 3600, minimum=60)
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [])
@@ -239,8 +240,8 @@ CLICK_RATE_LIMIT_PER_APP = env.int("CLICK_RATE_LIMIT_PER_APP", 100_000, minimum=
 # Clicks commit without waiting for the WAL flush (docs/decisions.md, "Clicks commit
 # asynchronously"); installs, events and deliveries always wait for it.
 CLICK_ASYNC_COMMIT = env.bool("CLICK_ASYNC_COMMIT", True)
-# Apple measurement (issue 14): count AdAttributionKit postbacks signed with Apple's development
-# keys (test postbacks anyone can make on a device). Off in production.
+# Apple measurement (docs/apple.md, "Setting it up"): count AdAttributionKit postbacks signed with
+# Apple's development keys (test postbacks anyone can make on a device). Off in production.
 SKAN_ACCEPT_DEVELOPMENT_POSTBACKS = env.bool("SKAN_ACCEPT_DEVELOPMENT_POSTBACKS", False)
 DEFAULT_STORE_URLS = {
     "ios": env.str("DEFAULT_IOS_STORE_URL", "https://apps.apple.com/"),
@@ -248,7 +249,7 @@ DEFAULT_STORE_URLS = {
     "other": env.str("DEFAULT_STORE_URL", "https://play.google.com/store/apps"),
 }
 
-# --- Links (issue 13) -----------------------------------------------------------------------
+# --- Links (docs/links.md) ------------------------------------------------------------------
 # The scheme and host of short links on the service's own host ({LINKS_BASE_URL}/l/{code}).
 # Unset: each API response builds it from the request's scheme and host.
 LINKS_BASE_URL = env.str("LINKS_BASE_URL").rstrip("/")

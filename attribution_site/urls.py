@@ -1,5 +1,7 @@
 """Root URLs: the versioned API under /api/v1/, its schema and docs, the console under /console/
-(where / leads), health, and the admin."""
+(where / leads), health, and the admin. Each app's routes are in its `urls.py`: `urlpatterns`
+go under the app's prefix, `root_urlpatterns` (links, skan) at the site root
+(docs/architecture.md, "URLs")."""
 
 from django.contrib import admin
 from django.shortcuts import redirect
@@ -8,6 +10,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from attribution_site import health
 from console import errors
+from links import urls as links_urls
+from skan import urls as skan_urls
 
 api_v1 = [
     path("", include("accounts.urls")),
@@ -17,7 +21,7 @@ api_v1 = [
     path("", include("analytics.urls")),
     path("", include("links.urls")),
     path("", include("conversion.urls")),
-    path("", include("skan.api_views")),
+    path("", include("skan.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 
@@ -30,8 +34,8 @@ def home(request):
 urlpatterns = [
     path("", home, name="home"),
     path("console/", include("console.urls")),
-    path("", include("links.follow")),
-    path("", include("skan.urls")),  # Apple's well-known postback paths
+    path("", include(links_urls.root_urlpatterns)),  # /l/{code}, association files
+    path("", include(skan_urls.root_urlpatterns)),  # Apple's well-known postback paths
     path("api/v1/", include(api_v1)),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", health.healthz, name="healthz"),

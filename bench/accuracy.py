@@ -13,12 +13,13 @@ Truth: an install's true click is its device's latest click in the 7 days before
 (last touch), organic when there is none. A match is correct when the chosen click was made by
 the installing device.
 
-Consent (issue 14): iOS installs send their App Tracking Transparency status (`authorized` when
-the device has an IDFA, else denied, not yet asked or restricted). The same world goes to two
-apps, one per iOS fingerprinting policy (`never_without_consent`, the default, and `always`),
-so the cost of the default in iOS recall is measured on identical clicks and installs. What
-SKAdNetwork gives back is estimated from the same truth under stated assumptions (see
-`skan_report`): it counts installs per network, never which install.
+Consent (docs/apple.md, "Consent-aware fingerprinting"): iOS installs send their App Tracking
+Transparency status (`authorized` when the device has an IDFA, else denied, not yet asked or
+restricted). The same world goes to two apps, one per iOS fingerprinting policy
+(`never_without_consent`, the default, and `always`), so the cost of the default in iOS recall is
+measured on identical clicks and installs. What SKAdNetwork gives back is estimated from the same
+truth under stated assumptions (see `skan_report`): it counts installs per network, never which
+install.
 
     .venv/bin/python bench/accuracy.py [--devices 3000] [--seed 7]
 """

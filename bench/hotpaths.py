@@ -69,7 +69,8 @@ def parse_args():
 PRIVATE_POSTGRES_PORT = 5499
 HOT_STORE = ("tracking_click", "tracking_click_pkey", "click_device_idx", "click_network_idx")
 # Every relation holding the hot store's rows and indexes: the tables themselves, or, on
-# day partitions (issue 15), each partition and each partition's indexes.
+# day partitions (docs/decisions.md, "Day partitions (PostgreSQL)"), each partition and each
+# partition's indexes.
 HOT_STORE_STORAGE = (
     "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relkind IN ('r', 'i') AND "
     "(c.oid = ANY(%(names)s::regclass[]) OR c.oid IN (SELECT inhrelid FROM pg_inherits "

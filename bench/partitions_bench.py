@@ -1,7 +1,8 @@
-"""Day partitions (issue 15), measured on the code itself: the time, WAL and effect on
-concurrent clicks of pruning one day of expired clicks, and the hot store's size and dead rows
-after simulated weeks of traffic, for each code tree given with --code (the code before issue
-15, plain tables and batched deletes, and the partitioned code that drops whole days).
+"""Day partitions (docs/decisions.md, "Day partitions (PostgreSQL)"), measured on the code itself:
+the time, WAL and effect on concurrent clicks of pruning one day of expired clicks, and the hot
+store's size and dead rows after simulated weeks of traffic, for each code tree given with --code
+(the code before day partitions, plain tables and batched deletes, and the partitioned code that
+drops whole days).
 
     .venv/bin/python bench/partitions_bench.py --code /work/before --code /work/main
     .venv/bin/python bench/partitions_bench.py --code /work/before --code /work/main \\

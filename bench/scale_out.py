@@ -1,6 +1,7 @@
-"""Scale-out, measured (issue 15): two gunicorn servers behind a load balancer, two Celery
-workers and beat, against one PostgreSQL and Redis, under SDK traffic from two clients; then
-the checks that nothing was lost, stored twice or sent twice, and that the rollups are exact.
+"""Scale-out, measured (docs/scaling.md, "Checked with two of everything"): two gunicorn servers
+behind a load balancer, two Celery workers and beat, against one PostgreSQL and Redis, under SDK
+traffic from two clients; then the checks that nothing was lost, stored twice or sent twice, and
+that the rollups are exact.
 
     .venv/bin/python bench/scale_out.py                       # as recorded in docs/benchmarks.md
     .venv/bin/python bench/scale_out.py --code /work/before --duration 20

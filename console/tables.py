@@ -1,5 +1,6 @@
-"""How the report pages sort and print their figures (issue 12: sortable tables, money in the
-report currency, ratios without a denominator shown as a dash). Pure: no ORM, no request.
+"""How the report pages sort and print their figures (docs/console.md, "Report pages": sortable
+tables, money in the report currency, ratios without a denominator shown as a dash). Pure: no ORM,
+no request.
 
 Sorting is server-side from `?sort=column&dir=asc|desc`, so a header is a plain link that works
 without JavaScript; an unknown column or direction falls back to the query's own order. A

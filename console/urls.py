@@ -1,10 +1,94 @@
-"""The console under /console/: one included module per area (see console/views/)."""
+"""Routes of the console, mounted under /console/ (namespace `console`); the pages are in
+console/views/, one module per area."""
 
-from django.urls import include, path
+from django.urls import path, register_converter
+
+from console.views import (
+    apps,
+    auth,
+    conversion,
+    costs,
+    deliveries,
+    installs,
+    keys,
+    link_builder,
+    links,
+    reports,
+)
 
 app_name = "console"
 
-AREAS = ("auth", "apps", "reports", "installs", "keys", "deliveries", "costs", "link_builder",
-         "links", "conversion")
 
-urlpatterns = [path("", include(f"console.views.{area}")) for area in AREAS]
+class DeliveryKindConverter:
+    """`postbacks` and `webhooks` pages share their views; the kind is part of the path."""
+
+    regex = "postback|webhook"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(DeliveryKindConverter, "delivery_kind")
+
+
+def _delivery_path(route: str, view, name: str):
+    return path(f"apps/<uuid:app_id>/<delivery_kind:kind>s/{route}", view.as_view(), name=name)
+
+
+urlpatterns = [
+    path("signup", auth.SignupPage.as_view(), name="signup"),
+    path("login", auth.LoginPage.as_view(), name="login"),
+    path("logout", auth.LogoutPage.as_view(), name="logout"),
+    path("", apps.AppListPage.as_view(), name="home"),
+    path("apps/new", apps.AppCreatePage.as_view(), name="app-new"),
+    path("apps/<uuid:app_id>/settings", apps.AppEditPage.as_view(), name="app-edit"),
+    path("apps/<uuid:app_id>/delete", apps.AppDeletePage.as_view(), name="app-delete"),
+    path("apps/<uuid:app_id>/", reports.OverviewPage.as_view(), name="overview"),
+    path("apps/<uuid:app_id>/sources", reports.SourcesPage.as_view(), name="sources"),
+    path("apps/<uuid:app_id>/campaigns", reports.CampaignsPage.as_view(), name="campaigns"),
+    path("apps/<uuid:app_id>/cohorts", reports.CohortsPage.as_view(), name="cohorts"),
+    path("apps/<uuid:app_id>/revenue", reports.RevenuePage.as_view(), name="revenue"),
+    path("apps/<uuid:app_id>/exports", reports.ExportsPage.as_view(), name="exports"),
+    path("apps/<uuid:app_id>/exports/<str:kind>.csv", reports.ExportDownload.as_view(),
+         name="export-download"),
+    path("apps/<uuid:app_id>/installs", installs.InstallListPage.as_view(), name="installs"),
+    path("apps/<uuid:app_id>/installs/<uuid:install_id>", installs.InstallDetailPage.as_view(),
+         name="install-detail"),
+    path("apps/<uuid:app_id>/keys", keys.KeyListPage.as_view(), name="keys"),
+    path("apps/<uuid:app_id>/keys/new", keys.KeyCreatePage.as_view(), name="key-new"),
+    path("apps/<uuid:app_id>/keys/<str:key_id>/created", keys.KeyCreatedPage.as_view(),
+         name="key-created"),
+    path("apps/<uuid:app_id>/keys/<str:key_id>/revoke", keys.KeyRevokePage.as_view(),
+         name="key-revoke"),
+    path("apps/<uuid:app_id>/deliveries", deliveries.DeliveriesPage.as_view(),
+         name="deliveries"),
+    _delivery_path("new", deliveries.ConfigCreatePage, "delivery-new"),
+    _delivery_path("<uuid:config_id>/edit", deliveries.ConfigEditPage, "delivery-edit"),
+    _delivery_path("<uuid:config_id>/active", deliveries.ConfigActivePage, "delivery-active"),
+    _delivery_path("<uuid:config_id>/delete", deliveries.ConfigDeletePage, "delivery-delete"),
+    _delivery_path("<uuid:config_id>/test", deliveries.ConfigTestPage, "delivery-test"),
+    _delivery_path("<uuid:config_id>/log", deliveries.ConfigLogPage, "delivery-log"),
+    _delivery_path("<uuid:config_id>/redeliver", deliveries.RedeliverPage,
+                   "delivery-redeliver"),
+    path("apps/<uuid:app_id>/webhooks/<uuid:config_id>/secret",
+         deliveries.WebhookSecretPage.as_view(), name="webhook-secret"),
+    path("apps/<uuid:app_id>/costs", costs.CostsPage.as_view(), name="costs"),
+    path("apps/<uuid:app_id>/costs/apply", costs.CostApplyPage.as_view(), name="costs-apply"),
+    path("apps/<uuid:app_id>/link-builder", link_builder.LinkBuilderPage.as_view(),
+         name="link-builder"),
+    path("apps/<uuid:app_id>/links", links.LinkListPage.as_view(), name="links"),
+    path("apps/<uuid:app_id>/links/new", links.LinkCreatePage.as_view(), name="link-new"),
+    path("apps/<uuid:app_id>/links/<uuid:link_id>", links.LinkDetailPage.as_view(),
+         name="link-detail"),
+    path("apps/<uuid:app_id>/links/<uuid:link_id>/edit", links.LinkEditPage.as_view(),
+         name="link-edit"),
+    path("apps/<uuid:app_id>/links/<uuid:link_id>/qr", links.LinkQrPage.as_view(),
+         name="link-qr"),
+    path("apps/<uuid:app_id>/links/<uuid:link_id>/delete", links.LinkDeletePage.as_view(),
+         name="link-delete"),
+    path("apps/<uuid:app_id>/conversion-schema", conversion.ConversionSchemaPage.as_view(),
+         name="conversion"),
+]

@@ -1,4 +1,5 @@
-"""Conversion-value schemas (issue 14, part 2): one row per version of an app's schema.
+"""Conversion-value schemas (docs/apple.md, "Conversion-value schemas"): one row per version
+of an app's schema.
 
 A version is never changed or deleted once written: a change is a new version, so a postback
 decodes through the rules that were in force when it arrived, whatever came after. The newest

@@ -1,7 +1,8 @@
-"""The SKAdNetwork report (issue 14, part 2; `GET /api/v1/analytics/skan`): verified postbacks
-grouped by UTC day of arrival, conversion window, network and source identifier, their values
-decoded through the schema version that was active when each arrived. Pure: standard library
-and the pure modules `conversion.values` and `analytics.money`; the selectors fetch the rows.
+"""The SKAdNetwork report (`GET /api/v1/analytics/skan`; docs/apple.md, "The SKAdNetwork report"):
+verified postbacks grouped by UTC day of arrival, conversion window, network and source identifier,
+their values decoded through the schema version that was active when each arrived. Pure: standard
+library and the pure modules `conversion.values` and `analytics.money`; the selectors fetch the
+rows.
 
 Why arrival: a postback carries no install time (Apple withholds it), only when it reached us.
 The version active at arrival is the one the device most likely applied: a value is set during

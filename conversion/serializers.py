@@ -1,5 +1,5 @@
 """Request and response shapes of the conversion-value endpoints and the SKAdNetwork report
-(issue 14, part 2).
+(docs/apple.md, "Conversion-value schemas").
 
 A schema body is checked by `conversion.values.schema_parse` (the rules live with the function
 that applies them); the serializers named `*Document` describe it for the OpenAPI schema only.

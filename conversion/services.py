@@ -1,4 +1,5 @@
-"""Writes of conversion-value schemas (issue 14, part 2): a new version, never an edit.
+"""Writes of conversion-value schemas (docs/apple.md, "Conversion-value schemas"): a new
+version, never an edit.
 
 Versions number 1, 2, ... per app. Two owners saving at once would both read the same newest
 version; the unique (app, version) constraint refuses the second insert, which then takes the

@@ -1,6 +1,7 @@
-"""Conversion values (issue 14, part 2): a schema's rules, checked, and the one function that
-turns a device's events into the SKAdNetwork 4 value to set, and a postback's value back into the
-rule it came from. Pure: standard library only, no ORM, no clock (times are passed in).
+"""Conversion values (docs/apple.md, "Conversion-value schemas"): a schema's rules, checked, and
+the one function that turns a device's events into the SKAdNetwork 4 value to set, and a postback's
+value back into the rule it came from. Pure: standard library only, no ORM, no clock (times are
+passed in).
 
 The SDK endpoint (`POST /conversion-value`), the compact schema the SDK applies on device and
 the SKAdNetwork report all read a schema through this module, so what an app set and what the

@@ -1,4 +1,5 @@
-"""Conversion-value endpoints and the SKAdNetwork report (issue 14, part 2).
+"""Conversion-value endpoints and the SKAdNetwork report (docs/apple.md, "Conversion-value
+schemas", "The SKAdNetwork report").
 
 Dashboard (JWT, the caller's organization's apps only; another's app is a 404):
 `GET/POST /apps/{id}/conversion-schemas` lists the versions and saves a new one (it becomes the

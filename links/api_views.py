@@ -1,5 +1,5 @@
-"""The links API under /api/v1/ (issue 13): links, link domains, a link's QR code and its
-report. JWT, scoped to the caller's organization (apps_registry/scoping.py): another
+"""The links API under /api/v1/ (docs/links.md, "The API"): links, link domains, a link's QR code
+and its report. JWT, scoped to the caller's organization (apps_registry/scoping.py): another
 organization's app, link or domain is a 404. Views parse, call one service or selector, and
 serialize; errors are raised and the envelope writes them.
 """
@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http import HttpResponse
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -230,14 +229,3 @@ def _service_hosts(request) -> set[str]:
     if settings.LINKS_BASE_URL:
         hosts.add(urlsplit(settings.LINKS_BASE_URL).hostname or "")
     return hosts
-
-
-urlpatterns = [
-    path("links", LinkListView.as_view(), name="link-list"),
-    path("links/<uuid:link_id>", LinkDetailView.as_view(), name="link-detail"),
-    path("links/<uuid:link_id>/qr", LinkQrView.as_view(), name="link-qr"),
-    path("links/<uuid:link_id>/report", LinkReportView.as_view(), name="link-report"),
-    path("link-domains", LinkDomainListView.as_view(), name="link-domain-list"),
-    path("link-domains/<uuid:domain_id>", LinkDomainDetailView.as_view(),
-         name="link-domain-detail"),
-]

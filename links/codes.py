@@ -1,5 +1,5 @@
-"""Short link codes (issue 13, Links): generated ones, chosen ones, and the short URL they make.
-Pure: standard library only, no ORM, no clock.
+"""Short link codes (docs/links.md, "Codes"): generated ones, chosen ones, and the short URL they
+make. Pure: standard library only, no ORM, no clock.
 
 A generated code is 7 characters from an alphabet without look-alikes (no 0/O/o, 1/l/I), so it
 can be read aloud or typed from a poster: 55^7 is about 1.5 * 10^12 codes, and the service

@@ -1,5 +1,5 @@
-"""Deep links (issue 13): what a link tells its app to open, `{value, params, link_id}`, and the
-app opens that come through a link.
+"""Deep links (docs/links.md, "Deferred deep links", "Direct deep links: resolve"): what a link
+tells its app to open, `{value, params, link_id}`, and the app opens that come through a link.
 
 Deferred: tracking answers an install attributed to a link's click with this payload, read
 through `deep_link_for_link_id`, which links/apps.py hands to tracking at startup. Direct: an app
@@ -26,8 +26,8 @@ from tracking import selectors as tracking_selectors
 
 # The path of a link on the service's own host: /l/{code}.
 OWN_HOST_PREFIX = "/l/"
-# What a code can be (issue 13: letters, digits, - and _; the column's 64): anything else names
-# no link, and is never sent to the database (PostgreSQL refuses a NUL in a parameter).
+# What a code can be (docs/links.md, "Codes": letters, digits, - and _; the column's 64): anything
+# else names no link, and is never sent to the database (PostgreSQL refuses a NUL in a parameter).
 
 
 def deep_link(link: Link) -> dict:

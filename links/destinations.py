@@ -1,5 +1,6 @@
-"""Where a link may send a visitor (issue 13: open redirects are impossible). Pure: standard
-library and tracking's pure redirect rules only, no ORM, no clock.
+"""Where a link may send a visitor (docs/links.md, "Destinations and open redirects"): open
+redirects are impossible. Pure: standard library and tracking's pure redirect rules only, no ORM,
+no clock.
 
 A destination is checked when the link is saved, and the follow side only ever sends a visitor
 to a stored destination or the app's store URLs. Valid is an absolute http(s) URL with a host,

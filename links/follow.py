@@ -1,6 +1,6 @@
-"""The public side of links (issue 13: following a link, association files): `GET /l/{code}` on
-the service's host, `GET /{code}` on an organization's link domain (links/middleware.py hands
-those requests here), and the association files on both.
+"""The public side of links (docs/links.md, "Following a link", "Association files"):
+`GET /l/{code}` on the service's host, `GET /{code}` on an organization's link domain
+(links/middleware.py hands those requests here), and the association files on both.
 
 Following a link records a click exactly as /clicks does (`tracking.views.click_from_request`:
 same tables, fingerprint, rate limit, committed before the answer) with the link's source,
@@ -27,7 +27,6 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template import loader
-from django.urls import path
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 from ua_parser import parse_device, parse_user_agent
@@ -219,13 +218,3 @@ def serve_link_domain(request, domain: lookup.DomainRecord) -> HttpResponse:
     if code and "/" not in code:
         return follow_link(request, domain=domain, code=code)
     return fallback_page(None)
-
-
-urlpatterns = [
-    path("l/", not_a_link),
-    path("l/<str:code>", follow, name="links-follow"),
-    path("l/<path:rest>", not_a_link),
-    path(".well-known/apple-app-site-association", apple_app_site_association,
-         name="apple-app-site-association"),
-    path(".well-known/assetlinks.json", asset_links, name="assetlinks"),
-]

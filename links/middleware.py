@@ -1,5 +1,5 @@
-"""Requests to an organization's link domain (issue 13: link domains) go to its links, ahead of
-the rest of the middleware stack.
+"""Requests to an organization's link domain (docs/links.md, "Link domains and TLS") go to its
+links, ahead of the rest of the middleware stack.
 
 A link domain (`go.example.com`, a LinkDomain row) serves only its organization's links at
 `/{code}`, its association files, and the fallback page for anything else: never the console,

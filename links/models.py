@@ -1,4 +1,4 @@
-"""Short links, the domains they live on, and the deep-link opens they bring (issue 13).
+"""Short links, the domains they live on, and the deep-link opens they bring (docs/links.md).
 
 A link belongs to one app and says where a visitor goes per platform and what the app opens
 (`deep_link_value`, `params`). Following it records an ordinary click (tracking's tables, with

@@ -1,4 +1,4 @@
-"""QR codes of short links (issue 13, QR codes), drawn by segno (pure Python).
+"""QR codes of short links (docs/links.md, "QR codes"), drawn by segno (pure Python).
 
 `size` is the image's width in pixels, from MIN_SIZE to MAX_SIZE. The symbol is drawn with the
 standard quiet zone of four modules; an SVG is scaled to exactly `size`, a PNG by a whole number

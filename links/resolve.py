@@ -1,5 +1,5 @@
-"""POST /api/v1/deeplinks/resolve (issue 13, direct deep links): an app opened through a
-universal link or app link sends the URL it was opened with and gets the link's deep link.
+"""POST /api/v1/deeplinks/resolve (docs/links.md, "Direct deep links: resolve"): an app opened
+through a universal link or app link sends the URL it was opened with and gets the link's deep link.
 
 The SDK pipeline (apps_registry/sdk.py) authenticates it like /installs: an API key with the
 write permission, whose app is the body's `app_id`. A URL that names no live link of that app
@@ -9,7 +9,6 @@ envelope, and nothing is recorded.
 
 from __future__ import annotations
 
-from django.urls import path
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -58,8 +57,3 @@ class DeepLinkResolveView(SdkView):
             raise NotFound("No live link of this app at that URL.", {"url": [
                 "Names no active, unexpired link of this app."]})
         return Response({"deepLink": opened.deep_link})
-
-
-urlpatterns = [
-    path("deeplinks/resolve", DeepLinkResolveView.as_view(), name="deeplinks-resolve"),
-]

@@ -1,5 +1,6 @@
-"""Where following a link sends a visitor, and what kind of visitor it is (issue 13: following
-a link). Pure: standard library and tracking's pure redirect rules only, no ORM, no clock.
+"""Where following a link sends a visitor, and what kind of visitor it is (docs/links.md,
+"Following a link"). Pure: standard library and tracking's pure redirect rules only, no ORM, no
+clock.
 
 Destinations, first usable wins (`link_target`):
 - iOS: the link's iOS destination, else the app's App Store URL;

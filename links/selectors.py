@@ -1,4 +1,5 @@
-"""Reads of links and link domains (issue 13, Links), always within one organization or app.
+"""Reads of links and link domains (docs/links.md, "The API"), always within one organization
+or app.
 Views and the console call these; another organization's link or domain is simply not found."""
 
 from __future__ import annotations

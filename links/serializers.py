@@ -1,4 +1,4 @@
-"""Request and response shapes of links and link domains (issue 13, Links).
+"""Request and response shapes of links and link domains (docs/links.md, "The API").
 
 Inputs are strict (attribution_site/api/fields.py): a wrong JSON type or an unknown key is a 400
 naming the field. What needs the app (destinations in its URL scheme) or the organization (its

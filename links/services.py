@@ -1,4 +1,4 @@
-"""Writes of links and link domains (issue 13, Links).
+"""Writes of links and link domains (docs/links.md, "The API").
 
 The rules that need the app or the organization live here: destinations are checked against
 the app's own URL scheme (links/destinations.py), a link's domain must be one of the app's

@@ -1,4 +1,4 @@
-"""Ad network names per app (issue 14: "overridable per app"), JWT and organization-scoped:
+"""Ad network names per app (docs/apple.md, "Ad network names"), JWT and organization-scoped:
 `GET /apps/{id}/ad-networks` lists every name the app's reports use (the shared table's and
 the app's own, which win), `PUT /apps/{id}/ad-networks/{network_id}` sets the app's own name,
 `DELETE` goes back to the shared one."""
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -75,10 +74,3 @@ class AdNetworkDetailView(OrganizationScopedView):
         if not services.ad_network_name_clear(app=app, network_id=_network_id(network_id)):
             raise NotFound("This app has no name of its own for that ad network.")
         return Response({"success": True})
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/ad-networks", AdNetworkListView.as_view(), name="ad-network-list"),
-    path("apps/<uuid:app_id>/ad-networks/<str:network_id>", AdNetworkDetailView.as_view(),
-         name="ad-network-detail"),
-]

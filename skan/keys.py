@@ -1,4 +1,5 @@
-"""Apple's published public keys for postback signatures (issue 14). Pure: constants only.
+"""Apple's published public keys for postback signatures (docs/apple.md, "Postbacks: verify,
+then count once"). Pure: constants only.
 
 SKAdNetwork signs install-validation postbacks with ECDSA and one key per version family:
 - versions 1.0 and 2.0: a NIST P-192 key, published in Apple's "SKAdNetwork 2 release notes"

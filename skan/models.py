@@ -1,4 +1,4 @@
-"""Apple's privacy-preserving install measurement (issue 14): the developer copies of winning
+"""Apple's privacy-preserving install measurement (docs/apple.md): the developer copies of winning
 SKAdNetwork and AdAttributionKit postbacks, the ones refused, and the names of ad networks.
 
 A `Postback` row is a postback whose signature verified and whose app is ours: it is counted.

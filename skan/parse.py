@@ -1,5 +1,6 @@
-"""A postback body to a plain `Postback` dataclass of every field Apple sends (issue 14). Pure:
-no ORM, no clock, no signature check (skan/verify.py does that, on the same values).
+"""A postback body to a plain `Postback` dataclass of every field Apple sends (docs/apple.md,
+"Postbacks: verify, then count once"). Pure: no ORM, no clock, no signature check (skan/verify.py
+does that, on the same values).
 
 Parsing is strict about the fields a version requires and their JSON types (Apple sends
 integers for ids, booleans for flags, strings for the rest), and ignores fields it does not

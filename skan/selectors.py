@@ -1,5 +1,5 @@
-"""Reads for Apple measurement (issue 14): the media source name of an ad network id, for the
-SKAdNetwork reports, and the postbacks of an app."""
+"""Reads for Apple measurement (docs/apple.md): the media source name of an ad network id, for
+the SKAdNetwork reports, and the postbacks of an app."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Receiving Apple's postback copies (issue 14): parse, verify, route to the app, store once;
-and the per-app ad network names.
+"""Receiving Apple's postback copies (docs/apple.md, "Postbacks: verify, then count once"):
+parse, verify, route to the app, store once; and the per-app ad network names.
 
 `postback_receive` never raises for anything a sender controls: every body ends as a stored
 postback, a duplicate of one, or a refused-postback row with its reason.

@@ -1,5 +1,5 @@
-"""Signature checks for Apple's postbacks (issue 14: verify before counting). Pure: no ORM, no
-clock; `cryptography` does the ECDSA and the DER, never code of ours.
+"""Signature checks for Apple's postbacks (docs/apple.md, "Postbacks: verify, then count
+once"). Pure: no ORM, no clock; `cryptography` does the ECDSA and the DER, never code of ours.
 
 SKAdNetwork: the signed message is the UTF-8 string of some of the postback's values, joined
 with U+2063 (INVISIBLE SEPARATOR) in an order that depends on the version; `source-app-id`

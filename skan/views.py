@@ -1,5 +1,5 @@
-"""Apple's postback copies arrive here (issue 14), at the well-known paths Apple posts to:
-`/.well-known/skadnetwork/report-attribution/` under the domain in the app's
+"""Apple's postback copies arrive here (docs/apple.md, "Setting it up"), at the well-known paths
+Apple posts to: `/.well-known/skadnetwork/report-attribution/` under the domain in the app's
 `NSAdvertisingAttributionReportEndpoint`, and `/.well-known/appattribution/report-attribution/`
 under the one in `AttributionCopyEndpoint`.
 

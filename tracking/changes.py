@@ -1,4 +1,5 @@
-"""How far a reader has seen tracking's tables, in commit order (issue 10: fresh analytics).
+"""How far a reader has seen tracking's tables, in commit order (docs/analytics.md, "Rollups
+kept current by adding what committed, in commit order").
 
 A `Watermark` is taken from the database, never from a clock, so a row written by a server
 whose clock lags, or stamped days in the past by an import, is still found: what counts is

@@ -1,5 +1,5 @@
 """Day partitions of the append-only tracking tables: names, bounds and which days to create or
-drop (issue 15; docs/decisions.md, "Day partitions"). Pure: no ORM, no clock.
+drop (docs/decisions.md, "Day partitions (PostgreSQL)"). Pure: no ORM, no clock.
 
 On PostgreSQL the hot store and the archive of clicks are range-partitioned by `clicked_at`,
 events by `received_at`, one partition per UTC day named `<table>_pYYYYMMDD`, plus a DEFAULT

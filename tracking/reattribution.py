@@ -1,5 +1,6 @@
-"""When an install's attribution changes after the fact (issue 14, part 3; docs/apple.md):
-whether Apple's attribution record replaces what the waterfall decided, and the trail's words.
+"""When an install's attribution changes after the fact (docs/apple.md, "Apple Ads: a correction
+after the waterfall"): whether Apple's attribution record replaces what the waterfall decided, and
+the trail's words.
 
 Pure: standard library only, no ORM, no clock.
 

@@ -170,8 +170,8 @@ def _event_batch_input_fast(data: dict) -> dict | None:
 
 
 class DeepLinkResult(serializers.Serializer):
-    """What a short link tells the app to open (issue 13): the link's `deep_link_value`
-    (null when it sets none), its parameters and its id."""
+    """What a short link tells the app to open (docs/links.md, "Deferred deep links"): the
+    link's `deep_link_value` (null when it sets none), its parameters and its id."""
 
     value = serializers.CharField(allow_null=True)
     params = serializers.DictField(child=serializers.CharField())

@@ -1,4 +1,4 @@
-"""An install's decision trail in plain words (issue 12, the console's install explorer): the
+"""An install's decision trail in plain words (docs/console.md, "Install explorer"): the
 result in one sentence, what each tier of the waterfall found, the evidence of the match, and
 every click that lost and why. Pure: no ORM, no clock; the install's time is passed in.
 

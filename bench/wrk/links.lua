@@ -1,5 +1,6 @@
--- GET /l/bench: following a link (issue 13), with varied advertising ids and public client
--- addresses, the same User-Agent as clicks.lua, so it compares with /clicks request for request.
+-- GET /l/bench: following a link (docs/links.md, "Following a link"), with varied advertising
+-- ids and public client addresses, the same User-Agent as clicks.lua, so it compares with /clicks
+-- request for request.
 local ua = "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
 math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16) % 100000)
 request = function()

@@ -1,2 +1,1 @@
-"""Console pages, one module per area; each module lists its own `urlpatterns`, which
-console/urls.py includes under /console/."""
+"""Console pages, one module per area; console/urls.py routes them under /console/."""

@@ -9,7 +9,6 @@ import uuid
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import path
 
 from apps_registry import selectors, services
 from apps_registry.models import IosFingerprinting
@@ -28,7 +27,8 @@ NAME_MISMATCH = "Does not match the app's name; nothing was deleted."
 PLATFORMS = [("ios", "iOS"), ("android", "Android"), ("web", "Web")]
 UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE,
                  "apple_team_id": NULLABLE, "url_scheme": NULLABLE, "ios_fingerprinting": TEXT}
-# The policy's choices as the form's select shows them (issue 14).
+# The policy's choices as the form's select shows them (docs/apple.md, "Consent-aware
+# fingerprinting").
 IOS_FINGERPRINTING = IosFingerprinting.choices
 
 
@@ -139,11 +139,3 @@ class AppDeletePage(AppPage):
         services.app_delete(app=self.app)
         messages.success(request, f"Deleted {name} and its data.")
         return redirect("console:home")
-
-
-urlpatterns = [
-    path("", AppListPage.as_view(), name="home"),
-    path("apps/new", AppCreatePage.as_view(), name="app-new"),
-    path("apps/<uuid:app_id>/settings", AppEditPage.as_view(), name="app-edit"),
-    path("apps/<uuid:app_id>/delete", AppDeletePage.as_view(), name="app-delete"),
-]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.shortcuts import redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 
@@ -82,10 +82,3 @@ class LogoutPage(View):
     def post(self, request):
         logout(request)
         return redirect("console:login")
-
-
-urlpatterns = [
-    path("signup", SignupPage.as_view(), name="signup"),
-    path("login", LoginPage.as_view(), name="login"),
-    path("logout", LogoutPage.as_view(), name="logout"),
-]

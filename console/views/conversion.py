@@ -1,7 +1,8 @@
-"""An app's SKAdNetwork conversion-value schema (issue 14): the active version, every earlier
-one, and a new version saved from a JSON document. The document is checked by the API's own
-parser (`conversion.serializers.schema_input`) and saved by its service, so the console and
-`POST /api/v1/apps/{id}/conversion-schemas` accept and refuse exactly the same schemas."""
+"""An app's SKAdNetwork conversion-value schema (docs/console.md, "Links and SKAdNetwork pages"):
+the active version, every earlier one, and a new version saved from a JSON document. The document
+is checked by the API's own parser (`conversion.serializers.schema_input`) and saved by its
+service, so the console and `POST /api/v1/apps/{id}/conversion-schemas` accept and refuse exactly
+the same schemas."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import json
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
@@ -75,9 +75,3 @@ class ConversionSchemaPage(AppPage):
             field_errors=[(name, lines) for name, lines in (problem.fields.items() if problem
                                                             else [])]),
             status=status)
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/conversion-schema", ConversionSchemaPage.as_view(),
-         name="conversion"),
-]

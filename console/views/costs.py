@@ -1,8 +1,9 @@
-"""Cost upload (issue 12, Costs): a cost CSV in the columns `manage.py import_costs` reads is
-checked first and shown as a preview, each row with its errors beside it; nothing is stored
-until the user applies it, and then only if every row is valid (all or nothing, like
-POST /api/v1/costs). Rows are read and checked by `analytics.cost_csv`, the command's own reader,
-with the API's `CostRowInput` and its row limit; they are written by `services.costs_import`.
+"""Cost upload (docs/console.md, "Cost upload: preview, then all or nothing"): a cost CSV in the
+columns `manage.py import_costs` reads is checked first and shown as a preview, each row with its
+errors beside it; nothing is stored until the user applies it, and then only if every row is valid
+(all or nothing, like POST /api/v1/costs). Rows are read and checked by `analytics.cost_csv`, the
+command's own reader, with the API's `CostRowInput` and its row limit; they are written by
+`services.costs_import`.
 
 The preview form carries the file's text in a hidden field and "Apply" checks that text again
 on the server: what is stored is what the server checked, never something the browser parsed.
@@ -20,7 +21,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 
 from analytics import cost_csv, csv_input, queries, reading, services
@@ -168,9 +169,3 @@ class CostApplyPage(CostsPage):
                                   f"{outcome.updated:,} replaced.")
         query = {**_range_of(preview.days), "imported": "1"}
         return redirect(f"{reverse('console:costs', args=[self.app.id])}?{urlencode(query)}")
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/costs", CostsPage.as_view(), name="costs"),
-    path("apps/<uuid:app_id>/costs/apply", CostApplyPage.as_view(), name="costs-apply"),
-]

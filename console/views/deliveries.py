@@ -1,4 +1,4 @@
-"""Postbacks and webhooks (issue 12; spec: Postback endpoints, Webhook endpoints; docs/delivery.md):
+"""Postbacks and webhooks (spec: Postback endpoints, Webhook endpoints; docs/delivery.md):
 the app's configurations of both kinds, create and edit forms checked by the API's own input
 serializers, activate and deactivate, delete after a confirmation, a test send with its outcome,
 the webhook secret shown once, and each configuration's delivery log with redelivery of failed
@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import Http404, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import path, register_converter, reverse
+from django.urls import reverse
 
 from attribution_site.api.exceptions import ApiError, NotFound
 from attribution_site.replica import ReportReads
@@ -91,19 +91,6 @@ KINDS = {
         remove=lambda config: services.webhook_delete(webhook=config),
         send_test=lambda config: services.webhook_test(webhook=config)),
 }
-
-
-class KindConverter:
-    regex = "postback|webhook"
-
-    def to_python(self, value: str) -> str:
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-register_converter(KindConverter, "delivery_kind")
 
 
 def _form(post, fields: dict[str, str]) -> dict:
@@ -297,21 +284,3 @@ class RedeliverPage(KindPage):
         back = QueryDict(request.POST.get("back", "")).urlencode()
         target = reverse("console:delivery-log", args=[self.app.id, self.kind.name, config.id])
         return redirect(f"{target}?{back}" if back else target)
-
-
-def _kind_path(route: str, view, name: str):
-    return path(f"apps/<uuid:app_id>/<delivery_kind:kind>s/{route}", view.as_view(), name=name)
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/deliveries", DeliveriesPage.as_view(), name="deliveries"),
-    _kind_path("new", ConfigCreatePage, "delivery-new"),
-    _kind_path("<uuid:config_id>/edit", ConfigEditPage, "delivery-edit"),
-    _kind_path("<uuid:config_id>/active", ConfigActivePage, "delivery-active"),
-    _kind_path("<uuid:config_id>/delete", ConfigDeletePage, "delivery-delete"),
-    _kind_path("<uuid:config_id>/test", ConfigTestPage, "delivery-test"),
-    _kind_path("<uuid:config_id>/log", ConfigLogPage, "delivery-log"),
-    _kind_path("<uuid:config_id>/redeliver", RedeliverPage, "delivery-redeliver"),
-    path("apps/<uuid:app_id>/webhooks/<uuid:config_id>/secret", WebhookSecretPage.as_view(),
-         name="webhook-secret"),
-]

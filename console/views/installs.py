@@ -12,7 +12,6 @@ import uuid
 
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import path
 
 from attribution_site.replica import ReportReads
 from console.pages import AppPage
@@ -70,10 +69,3 @@ class InstallDetailPage(ReportReads, AppPage):
             reengagements=sorted(install.reengagements.all(), key=lambda r: r.reengaged_at,
                                  reverse=True),
             events=selectors.events_of_install(install_id=install.id, limit=EVENTS_SHOWN)))
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/installs", InstallListPage.as_view(), name="installs"),
-    path("apps/<uuid:app_id>/installs/<uuid:install_id>", InstallDetailPage.as_view(),
-         name="install-detail"),
-]

@@ -11,7 +11,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.utils import timezone
 
 from apps_registry import selectors, services
@@ -89,13 +88,3 @@ class KeyRevokePage(KeyPage):
         services.api_key_revoke(key=key)
         messages.success(request, f"Revoked the key {key.key_prefix}; SDKs using it are refused.")
         return redirect("console:keys", app_id=self.app.id)
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/keys", KeyListPage.as_view(), name="keys"),
-    path("apps/<uuid:app_id>/keys/new", KeyCreatePage.as_view(), name="key-new"),
-    path("apps/<uuid:app_id>/keys/<str:key_id>/created", KeyCreatedPage.as_view(),
-         name="key-created"),
-    path("apps/<uuid:app_id>/keys/<str:key_id>/revoke", KeyRevokePage.as_view(),
-         name="key-revoke"),
-]

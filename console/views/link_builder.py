@@ -6,7 +6,7 @@ that answers with the absolute tracking link to copy. The query and its checks a
 from __future__ import annotations
 
 from django.shortcuts import render
-from django.urls import path, reverse
+from django.urls import reverse
 
 from attribution_site.api.exceptions import ValidationFailed
 from console.forms import FormProblem
@@ -33,8 +33,3 @@ class LinkBuilderPage(AppPage):
                           {**context, "problem": FormProblem(error)}, status=error.status)
         url = f"{request.build_absolute_uri(reverse('clicks'))}?{click_links.click_query(link)}"
         return render(request, "console/link_builder/form.html", {**context, "link": url})
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/link-builder", LinkBuilderPage.as_view(), name="link-builder"),
-]

@@ -1,6 +1,6 @@
-"""An app's short links (issue 13): the list (newest first, keyset-paged), a builder form for
-every field the links API takes, a link's page with its short URL, its QR code and its report
-by day, and delete after a confirmation.
+"""An app's short links (docs/console.md, "Links and SKAdNetwork pages"): the list (newest first,
+keyset-paged), a builder form for every field the links API takes, a link's page with its short URL,
+its QR code and its report by day, and delete after a confirmation.
 
 Like every console page these are adapters: the form is checked by the links API's own input
 serializers and written by its services, the list and the link come from its selectors (scoped
@@ -18,7 +18,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.utils import timezone
 
 from attribution_site.api.exceptions import ApiError, ValidationFailed
@@ -252,16 +251,3 @@ class LinkDeletePage(LinksPage):
         services.link_delete(link=self.get_link(link_id))
         messages.success(request, "Deleted the link.")
         return redirect("console:links", app_id=self.app.id)
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/links", LinkListPage.as_view(), name="links"),
-    path("apps/<uuid:app_id>/links/new", LinkCreatePage.as_view(), name="link-new"),
-    path("apps/<uuid:app_id>/links/<uuid:link_id>", LinkDetailPage.as_view(),
-         name="link-detail"),
-    path("apps/<uuid:app_id>/links/<uuid:link_id>/edit", LinkEditPage.as_view(),
-         name="link-edit"),
-    path("apps/<uuid:app_id>/links/<uuid:link_id>/qr", LinkQrPage.as_view(), name="link-qr"),
-    path("apps/<uuid:app_id>/links/<uuid:link_id>/delete", LinkDeletePage.as_view(),
-         name="link-delete"),
-]

@@ -1,7 +1,7 @@
-"""The report pages of an app (issue 12): overview, sources, campaigns, cohorts, revenue and the
-CSV exports. Each reads the same analytics query the matching API endpoint calls, through
-analytics.reading (refresh on read, report currency) for the range the query string names,
-and prints the figures with console.tables. Every page says up to when its figures are
+"""The report pages of an app (docs/console.md, "Report pages"): overview, sources, campaigns,
+cohorts, revenue and the CSV exports. Each reads the same analytics query the matching API endpoint
+calls, through analytics.reading (refresh on read, report currency) for the range the query string
+names, and prints the figures with console.tables. Every page says up to when its figures are
 complete (`data_through`), so a lag is not mistaken for a loss.
 """
 
@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 
 from analytics import exports, queries, reading, rollups
@@ -289,15 +289,3 @@ def _pairs(range_query: str, model: str) -> dict[str, str]:
 
 def _query(range_query: str, extra: dict[str, str]) -> str:
     return "&".join(part for part in (range_query, urlencode(extra)) if part)
-
-
-urlpatterns = [
-    path("apps/<uuid:app_id>/", OverviewPage.as_view(), name="overview"),
-    path("apps/<uuid:app_id>/sources", SourcesPage.as_view(), name="sources"),
-    path("apps/<uuid:app_id>/campaigns", CampaignsPage.as_view(), name="campaigns"),
-    path("apps/<uuid:app_id>/cohorts", CohortsPage.as_view(), name="cohorts"),
-    path("apps/<uuid:app_id>/revenue", RevenuePage.as_view(), name="revenue"),
-    path("apps/<uuid:app_id>/exports", ExportsPage.as_view(), name="exports"),
-    path("apps/<uuid:app_id>/exports/<str:kind>.csv", ExportDownload.as_view(),
-         name="export-download"),
-]

@@ -1,4 +1,5 @@
-"""Seed the ad network names (issue 14: reports show "meta", not "v9wttpbfk9.skadnetwork").
+"""Seed the ad network names (docs/apple.md, "Ad network names"): reports show "meta", not
+"v9wttpbfk9.skadnetwork".
 
 Ids and networks from Google's published list of third-party SKAdNetwork identifiers
 (https://developers.google.com/admob/ios/3p-skadnetworks, which lists Google's own

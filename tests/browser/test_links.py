@@ -1,4 +1,4 @@
-"""Short links in a real browser (issue 13): a link built in the console (its errors beside the
+"""Short links in a real browser (docs/links.md): a link built in the console (its errors beside the
 fields, its page with the QR code and report), then followed by Chromium posing as an iPhone, an
 Android phone, a desktop and Instagram's in-app browser, each landing on its destination (the
 Play Store URL carrying the click in its referrer) or, in the app, on the interstitial whose

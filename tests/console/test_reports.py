@@ -1,6 +1,7 @@
-"""The report pages (issue 12) against the analytics tests' hand-built scenario: the figures
-are the API's, the range comes from the query string, hostile names show as text, another
-organization's app is a 404, and every page says up to when its figures are complete."""
+"""The report pages (docs/console.md, "Report pages") against the analytics tests' hand-built
+scenario: the figures are the API's, the range comes from the query string, hostile names show as
+text, another organization's app is a 404, and every page says up to when its figures are
+complete."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Issue 14's "done when", for the report: Apple's example postbacks, received at the
-well-known path (skan), appear in the SKAdNetwork report decoded through the app's schema."""
+"""The SKAdNetwork report end to end (docs/apple.md, "The SKAdNetwork report"): Apple's example
+postbacks, received at the well-known path (skan), appear in the SKAdNetwork report decoded through
+the app's schema."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The app fields links need (issue 13): Apple team id, Android signing fingerprints and URL
-scheme, set and changed through the apps API and the console's app form."""
+"""The app fields links need (docs/links.md, "Association files"): Apple team id, Android signing
+fingerprints and URL scheme, set and changed through the apps API and the console's app form."""
 
 import pytest
 from django.urls import reverse

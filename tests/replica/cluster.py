@@ -1,5 +1,5 @@
-"""A PostgreSQL primary and its streaming replica, made for the tests (issue 15, "Reads on a
-replica"): two clusters of the machine's own PostgreSQL server binaries on free local ports.
+"""A PostgreSQL primary and its streaming replica, made for the tests (docs/replica.md,
+"Tests"): two clusters of the machine's own PostgreSQL server binaries on free local ports.
 
 The primary comes from initdb (trust logins, replication allowed from 127.0.0.1), the replica
 from `pg_basebackup -R` of it, which writes the standby signal and the primary's address, so

@@ -1,4 +1,4 @@
-"""Reports served from a real streaming replica (issue 15, "Reads on a replica"), end to end:
+"""Reports served from a real streaming replica (docs/replica.md, "Tests"), end to end:
 a PostgreSQL primary and its replica made by cluster.py, the schema migrated on the primary by
 `manage.py migrate`, and the web process started as the README starts it, with DATABASE_URL
 naming the primary and DATABASE_REPLICA_URL the replica. No Redis: the embedded default's

@@ -1,7 +1,7 @@
-"""Consent-aware fingerprinting (issue 14, part 4): on iOS the fingerprint tier runs only for
-installs whose user authorized tracking, unless the app's `ios_fingerprinting` policy is
-`always`. The rule first, pure and without a database; then through the HTTP API, the app's
-policy as the API and the install path see it."""
+"""Consent-aware fingerprinting (docs/apple.md, "Consent-aware fingerprinting"): on iOS the
+fingerprint tier runs only for installs whose user authorized tracking, unless the app's
+`ios_fingerprinting` policy is `always`. The rule first, pure and without a database; then through
+the HTTP API, the app's policy as the API and the install path see it."""
 
 import uuid
 from datetime import UTC, datetime, timedelta

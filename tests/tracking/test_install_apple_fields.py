@@ -1,5 +1,6 @@
-"""The install body's Apple fields (issue 14): `att_status`, iOS's App Tracking Transparency
-answer, kept on the install; `attribution_token`, the AdServices token, accepted as text."""
+"""The install body's Apple fields (docs/apple.md): `att_status`, iOS's App Tracking
+Transparency answer, kept on the install; `attribution_token`, the AdServices token, accepted as
+text."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Day partitions for the click hot store, the click archive and events, on PostgreSQL (issue
-15; docs/decisions.md, "Day partitions").
+"""Day partitions for the click hot store, the click archive and events, on PostgreSQL
+(docs/decisions.md, "Day partitions (PostgreSQL)").
 
 Each table is rebuilt by copying: the old table is renamed, a parent partitioned by range of its
 time column (`clicked_at`; `received_at` for events) is made with the same columns and defaults

@@ -1,5 +1,6 @@
-"""`manage.py import_costs <app_id> <file.csv>`: load ad cost rows for an app (issue: Cost and
-currency). Columns: date (YYYY-MM-DD), media_source, campaign_id (optional), cost, currency.
+"""`manage.py import_costs <app_id> <file.csv>`: load ad cost rows for an app (docs/analytics.md,
+"Cost import replaces per key; refunds of cost are not accepted"). Columns: date (YYYY-MM-DD),
+media_source, campaign_id (optional), cost, currency.
 
 The same rules as POST /api/v1/costs and the console's upload (analytics/cost_csv.py). The
 whole file is checked first; if any line is wrong, the errors are listed with their line

@@ -1,6 +1,6 @@
 """`manage.py load_currency_rates <file.csv>`: load the rates analytics converts money with
-(issue: Cost and currency). Columns: date (YYYY-MM-DD), currency (ISO 4217), units_per_usd
-(how many units of the currency one US dollar bought that day).
+(docs/analytics.md, "Currencies"). Columns: date (YYYY-MM-DD), currency (ISO 4217),
+units_per_usd (how many units of the currency one US dollar bought that day).
 
 A rate applies from its date until the next rate of that currency; days before a currency's
 first rate use that first rate. USD is the pivot and is always 1, so it takes no rows. The whole
