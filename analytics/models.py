@@ -10,15 +10,22 @@ every figure: docs/metrics.md. Design and lag: docs/analytics.md.
 
 from __future__ import annotations
 
-from django.core.validators import RegexValidator
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+
+from tracking.currencies import currency_code
 
 MONEY = {"max_digits": 24, "decimal_places": 6}  # the precision of Event.revenue_amount
 WEIGHT = {"max_digits": 11, "decimal_places": 10}  # one install's share of a touchpoint
 WEIGHT_SUM = {"max_digits": 24, "decimal_places": 10}
 CREDITED_MONEY = {"max_digits": 30, "decimal_places": 10}
-currency_code = RegexValidator(r"^[A-Z]{3}$", "An ISO 4217 code in capitals, such as USD.")
+
+
+def validate_currency(value: str) -> None:
+    """Admin forms store what the operator typed, so the code must already be in capitals."""
+    if value != currency_code(value):
+        raise ValidationError("An ISO 4217 code in capitals, such as USD.")
 
 
 def _app():
@@ -42,7 +49,7 @@ class AppReportSettings(models.Model):
 
     app = models.OneToOneField("apps_registry.App", on_delete=models.CASCADE,
                                related_name="report_settings", primary_key=True)
-    currency = models.CharField(max_length=3, validators=[currency_code])
+    currency = models.CharField(max_length=3, validators=[validate_currency])
 
     class Meta:
         verbose_name = "app report currency"
@@ -55,7 +62,7 @@ class AppReportSettings(models.Model):
 class CurrencyRate(models.Model):
     """How many units of `currency` one US dollar bought on `day` (USD itself is always 1)."""
 
-    currency = models.CharField(max_length=3, validators=[currency_code])
+    currency = models.CharField(max_length=3, validators=[validate_currency])
     day = models.DateField()
     units_per_usd = models.DecimalField(max_digits=24, decimal_places=10)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -80,7 +87,7 @@ class CampaignCost(models.Model):
     media_source = models.CharField(max_length=255)
     campaign_id = models.CharField(max_length=255, blank=True, default="")
     cost = models.DecimalField(**MONEY)
-    currency = models.CharField(max_length=3, validators=[currency_code])
+    currency = models.CharField(max_length=3, validators=[validate_currency])
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

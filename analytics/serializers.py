@@ -9,7 +9,6 @@ name is ours, in snake_case, and listed in docs/metrics.md.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP
 
@@ -24,9 +23,9 @@ from attribution_site.api.fields import (
     StrictSerializer,
     StrictUUIDField,
 )
+from tracking.currencies import NOT_A_CURRENCY, currency_code
 
 EXPORT_TYPES = ("installs", "events", "revenue")
-CURRENCY = re.compile(r"^[A-Z]{3}$")
 MAX_COST_ROWS = 10_000
 REQUIRED = {"required": "This parameter is required."}
 # The SDK's event timestamps start in 2000 (docs/decisions.md, Events); nothing is older.
@@ -110,10 +109,10 @@ class CostRowInput(StrictSerializer):
             raise serializers.ValidationError("Must be a date as YYYY-MM-DD.") from None
 
     def validate_currency(self, value: str) -> str:
-        value = value.strip().upper()
-        if not CURRENCY.match(value):
-            raise serializers.ValidationError("Must be an ISO 4217 code such as USD.")
-        return value
+        code = currency_code(value)
+        if code is None:
+            raise serializers.ValidationError(NOT_A_CURRENCY)
+        return code
 
     def validate_media_source(self, value: str) -> str:
         value = value.strip()

@@ -7,6 +7,7 @@ import re
 from django.utils import timezone
 from rest_framework import serializers
 
+from apps_registry import app_fields
 from apps_registry.models import IosFingerprinting, Platform
 from apps_registry.services import IDENTIFIER_FIELD, UPDATABLE_APP_FIELDS
 from attribution_site.api.fields import (
@@ -17,7 +18,6 @@ from attribution_site.api.fields import (
     StrictSerializer,
     refuse_immutable,
 )
-from links import association
 
 BUNDLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 PACKAGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
@@ -47,15 +47,15 @@ class _LinkFields(serializers.Serializer):
     apple_team_id = StrictCharField(required=False, allow_null=True, max_length=32)
     android_sha256_fingerprints = StrictListField(
         child=StrictCharField(max_length=128), required=False,
-        max_length=association.MAX_FINGERPRINTS, error_messages={
-            "max_length": f"At most {association.MAX_FINGERPRINTS} fingerprints."})
+        max_length=app_fields.MAX_FINGERPRINTS, error_messages={
+            "max_length": f"At most {app_fields.MAX_FINGERPRINTS} fingerprints."})
     url_scheme = StrictCharField(required=False, allow_null=True, max_length=64)
 
     def validate_apple_team_id(self, value):
         if value is None:
             return None
         value = value.strip().upper()
-        problem = association.team_id_problem(value)
+        problem = app_fields.team_id_problem(value)
         if problem:
             raise serializers.ValidationError(problem)
         return value
@@ -63,7 +63,7 @@ class _LinkFields(serializers.Serializer):
     def validate_android_sha256_fingerprints(self, value):
         normalized = []
         for index, item in enumerate(value):
-            fingerprint = association.fingerprint(item)
+            fingerprint = app_fields.fingerprint(item)
             if fingerprint is None:
                 raise serializers.ValidationError(
                     f"Item {index + 1}: must be a SHA-256 certificate fingerprint, 32 hex "
@@ -74,10 +74,10 @@ class _LinkFields(serializers.Serializer):
     def validate_url_scheme(self, value):
         if value is None:
             return None
-        problem = association.url_scheme_problem(value.strip())
+        problem = app_fields.url_scheme_problem(value.strip())
         if problem:
             raise serializers.ValidationError(problem)
-        return association.normalized_url_scheme(value.strip())
+        return app_fields.normalized_url_scheme(value.strip())
 
 
 def _ios_fingerprinting_field() -> serializers.ChoiceField:

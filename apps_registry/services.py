@@ -16,6 +16,7 @@ from django.utils import timezone
 from apps_registry import keys, selectors
 from apps_registry.models import ApiKey, App, Platform
 from attribution_site.api.exceptions import Conflict
+from attribution_site.model_update import model_update
 
 logger = logging.getLogger(__name__)
 
@@ -54,13 +55,7 @@ def app_create(*, organization_id: uuid.UUID, name: str, platform: str, **fields
 
 
 def app_update(*, app: App, changes: dict) -> App:
-    for field, value in changes.items():
-        if field not in UPDATABLE_APP_FIELDS:
-            raise ValueError(f"{field} is not updatable")
-        setattr(app, field, value)
-    if changes:
-        app.updated_at = timezone.now()
-        app.save(update_fields=[*changes, "updated_at"])
+    if model_update(instance=app, changes=changes, updatable=UPDATABLE_APP_FIELDS):
         selectors.app_target_changed(app_id=app.id)
     return app
 

@@ -19,6 +19,7 @@ from kombu import Exchange, Queue
 from attribution_site.database import database_settings, prepared_statements_default
 from attribution_site.env import Env
 from attribution_site.replica import REPLICA, replica_settings
+from tracking.currencies import currency_code
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env(os.environ)
@@ -336,11 +337,11 @@ ANALYTICS_REFRESH_ON_READ = env.bool("ANALYTICS_REFRESH_ON_READ", not REDIS_URL)
 ANALYTICS_MAX_RANGE_DAYS = env.int("ANALYTICS_MAX_RANGE_DAYS", 366, minimum=1)
 ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS = env.int("ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS", 24,
                                                minimum=1)
-ANALYTICS_DEFAULT_CURRENCY = env.str("ANALYTICS_DEFAULT_CURRENCY", "USD").upper()
-if not (len(ANALYTICS_DEFAULT_CURRENCY) == 3 and ANALYTICS_DEFAULT_CURRENCY.isascii()
-        and ANALYTICS_DEFAULT_CURRENCY.isalpha()):
+_default_currency = env.str("ANALYTICS_DEFAULT_CURRENCY", "USD")
+if currency_code(_default_currency) is None:
     raise ImproperlyConfigured("ANALYTICS_DEFAULT_CURRENCY must be an ISO 4217 code such as USD, "
-                               f"got {ANALYTICS_DEFAULT_CURRENCY!r}")
+                               f"got {_default_currency!r}")
+ANALYTICS_DEFAULT_CURRENCY = currency_code(_default_currency)
 
 # --- Scheduled jobs (celery beat) -----------------------------------------------------------
 # Every job beat sends, in one place. A frequent job expires before its next run, so runs that

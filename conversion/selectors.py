@@ -1,8 +1,8 @@
 """Reads of conversion-value schemas, the value a device should set now, and the verified
-postbacks the SKAdNetwork report decodes (issue 14, part 2).
+postbacks the SKAdNetwork report decodes (docs/apple.md, "The SKAdNetwork report").
 
-Postbacks belong to the `skan` app: they are read here, read-only, through one bounded query
-(`postbacks_arrived`) that returns plain values, never its queryset.
+Postbacks belong to the `skan` app: they are read through `skan.selectors.postbacks_received`,
+one bounded query that returns plain values, never its queryset.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from analytics import queries as analytics_queries
 from conversion import report, values
 from conversion.models import ConversionSchema
 from conversion.report import ArrivedPostback, SchemaVersion, SkanRow
-from skan.models import Postback  # read here, never written
-from skan.selectors import media_source_for
+from skan.selectors import media_source_for, postbacks_received
 
 
 def _version(row: ConversionSchema) -> SchemaVersion:
@@ -105,20 +104,16 @@ def conversion_value_for(*, active: SchemaVersion, window: int | None,
 
 def postbacks_arrived(*, app_id: uuid.UUID, start: date, end: date) -> list[ArrivedPostback]:
     """The app's verified postbacks that arrived on the UTC days `start`..`end` (both included),
-    as plain values. Bounded by app and arrival time: skan's (app, received_at) index."""
+    as plain values."""
     since = datetime.combine(start, time.min, tzinfo=UTC)
     until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
-    rows = Postback.objects.filter(app_id=app_id, received_at__gte=since,
-                                   received_at__lt=until).values_list(
-        "received_at", "postback_sequence_index", "ad_network_id", "source_identifier",
-        "fine_value", "coarse_value", "did_win", "redownload", "conversion_type")
-    return [ArrivedPostback(received_at=received_at, window=window,
-                            ad_network_id=network.lower(), source_identifier=source,
-                            fine=fine, coarse=coarse or None, did_win=did_win,
-                            redownload=redownload,
-                            reengagement=conversion_type == "re-engagement")
-            for (received_at, window, network, source, fine, coarse, did_win, redownload,
-                 conversion_type) in rows]
+    return [ArrivedPostback(received_at=row.received_at, window=row.postback_sequence_index,
+                            ad_network_id=row.ad_network_id.lower(),
+                            source_identifier=row.source_identifier, fine=row.fine_value,
+                            coarse=row.coarse_value or None, did_win=row.did_win,
+                            redownload=row.redownload,
+                            reengagement=row.conversion_type == "re-engagement")
+            for row in postbacks_received(app_id=app_id, since=since, until=until)]
 
 
 def media_source_names(*, app_id: uuid.UUID, ad_network_ids: set[str]) -> dict[str, str]:

@@ -25,7 +25,7 @@ from attribution_site.api.fields import (
 )
 from conversion import values
 from conversion.selectors import DeviceEvent
-from tracking.currencies import ISO_4217
+from tracking.currencies import ISO_4217, NOT_A_CURRENCY, currency_code
 
 EARLIEST_MS = 946_684_800_000  # 2000-01-01, as /events
 FUTURE_TOLERANCE_MS = 24 * 3600 * 1000  # a device clock a day fast, as /events
@@ -143,10 +143,10 @@ class DeviceEventInput(serializers.Serializer):
     def validate_currency(self, value):
         if value is None:
             return None
-        value = value.strip().upper()
-        if value not in ISO_4217:
-            raise serializers.ValidationError("Must be an ISO 4217 code such as USD.")
-        return value
+        code = currency_code(value)
+        if code is None:
+            raise serializers.ValidationError(NOT_A_CURRENCY)
+        return code
 
     def validate(self, attrs):
         if attrs.get("revenue") is not None and not attrs.get("currency"):

@@ -93,6 +93,23 @@ def _attribution_of(event: Any) -> dict:
     }
 
 
+def _macro_values(*, event_type: str, app_id: str, install_id: str | None,
+                  device_id: str | None, event_time: str | None, platform: str | None = None,
+                  media_source: str | None = None, campaign_id: str | None = None,
+                  match_type: str | None = None, confidence: float | None = None,
+                  install_time: str | None = None, click_time: str | None = None,
+                  event_name: str | None = None, event_revenue: str | None = None,
+                  event_currency: str | None = None) -> dict[str, Any]:
+    """Every macro of one postback, None where its kind has no value, always in this order
+    (a POST postback sends them as a JSON object)."""
+    return {"app_id": app_id, "install_id": install_id, "device_id": device_id,
+            "platform": platform, "media_source": media_source, "campaign_id": campaign_id,
+            "match_type": match_type, "confidence": confidence, "install_time": install_time,
+            "click_time": click_time, "event_type": event_type, "event_name": event_name,
+            "event_time": event_time, "event_revenue": event_revenue,
+            "event_currency": event_currency}
+
+
 def install_fact(event: Any) -> Fact:
     """From an `InstallAttributed`."""
     install_time = iso_utc(event.installed_at)
@@ -100,9 +117,8 @@ def install_fact(event: Any) -> Fact:
     common = _attribution_of(event)
     data = {**common, "is_organic": event.is_organic, "install_time": install_time,
             "click_time": click_time}
-    values = {**common, "install_time": install_time, "click_time": click_time,
-              "event_type": INSTALL, "event_name": None, "event_time": install_time,
-              "event_revenue": None, "event_currency": None}
+    values = _macro_values(**common, install_time=install_time, click_time=click_time,
+                           event_type=INSTALL, event_time=install_time)
     return Fact(INSTALL, str(event.install_id), str(event.app_id), event.media_source,
                 event.is_organic, data, values)
 
@@ -125,15 +141,8 @@ def reengagement_fact(event: Any) -> Fact:
         "reengagement_time": reengaged,
         "original_media_source": event.original_media_source,
     }
-    values = {
-        "app_id": data["app_id"], "install_id": data["install_id"],
-        "device_id": event.device_id, "platform": event.platform,
-        "media_source": event.media_source, "campaign_id": event.campaign_id,
-        "match_type": event.match_type, "confidence": event.confidence,
-        "install_time": None, "click_time": click_time, "event_type": REENGAGEMENT,
-        "event_name": None, "event_time": reengaged, "event_revenue": None,
-        "event_currency": None,
-    }
+    values = _macro_values(**_attribution_of(event), click_time=click_time,
+                           event_type=REENGAGEMENT, event_time=reengaged)
     return Fact(REENGAGEMENT, str(event.reengagement_id), str(event.app_id),
                 event.media_source, False, data, values)
 
@@ -150,9 +159,8 @@ def reattribution_fact(event: Any) -> Fact:
             "previous_media_source": event.previous_media_source,
             "previous_campaign_id": event.previous_campaign_id,
             "previous_match_type": event.previous_match_type}
-    values = {**common, "install_time": install_time, "click_time": click_time,
-              "event_type": REATTRIBUTION, "event_name": None, "event_time": reattributed,
-              "event_revenue": None, "event_currency": None}
+    values = _macro_values(**common, install_time=install_time, click_time=click_time,
+                           event_type=REATTRIBUTION, event_time=reattributed)
     return Fact(REATTRIBUTION, str(event.install_id), str(event.app_id), event.media_source,
                 event.is_organic, data, values)
 
@@ -172,15 +180,12 @@ def event_fact(event: Any) -> Fact:
         "media_source": event.media_source,
         "campaign_id": event.campaign_id,
     }
-    values = {
-        "app_id": data["app_id"], "install_id": install_id, "device_id": event.device_id,
-        "platform": None, "media_source": event.media_source,
-        "campaign_id": event.campaign_id, "match_type": None, "confidence": None,
-        "install_time": None, "click_time": None, "event_type": EVENT,
-        "event_name": event.event_name, "event_time": event_time,
-        "event_revenue": _decimal_text(event.revenue_amount),
-        "event_currency": event.revenue_currency,
-    }
+    values = _macro_values(app_id=data["app_id"], install_id=install_id,
+                           device_id=event.device_id, media_source=event.media_source,
+                           campaign_id=event.campaign_id, event_type=EVENT,
+                           event_name=event.event_name, event_time=event_time,
+                           event_revenue=_decimal_text(event.revenue_amount),
+                           event_currency=event.revenue_currency)
     return Fact(EVENT, str(event.event_id), str(event.app_id), event.media_source,
                 event.media_source is None, data, values)
 

@@ -1,5 +1,5 @@
-"""The association files that let apps open a link domain's links themselves (issue 13:
-association files): Apple's `apple-app-site-association` (universal links) and Google's Digital
+"""The association files that let apps open a link domain's links themselves (docs/links.md,
+"Association files"): Apple's `apple-app-site-association` (universal links) and Google's Digital
 Asset Links `assetlinks.json` (Android App Links). Pure: standard library only.
 
 Apple (developer.apple.com, "applinks.Details"): `{"applinks": {"details": [{"appIDs": [...],
@@ -13,22 +13,18 @@ Google (developers.google.com, "Statement List Syntax"): a JSON list of statemen
 
 The paths claimed are the links' own: `/l/*` on the service's host, every path but
 `/.well-known/*` on a link domain (its links live at `/{code}`).
-The app fields behind them are checked here too (`team_id_problem`, `fingerprint`), so the API
-and the console refuse exactly what the files could not carry.
+The app fields behind them are checked by `apps_registry.app_fields`, so the API and the console
+refuse exactly what the files could not carry.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from links.destinations import NEVER_APP_SCHEMES, SCHEME
+from apps_registry.app_fields import fingerprint
 
 HANDLE_ALL_URLS = "delegate_permission/common.handle_all_urls"
-TEAM_ID = re.compile(r"[A-Z0-9]{10}")
-FINGERPRINT = re.compile(r"[0-9A-F]{2}(:[0-9A-F]{2}){31}")
-MAX_FINGERPRINTS = 10
 
 
 @dataclass(frozen=True)
@@ -71,33 +67,3 @@ def asset_links(apps: Iterable[AppIdentity]) -> list[dict]:
                 "namespace": "android_app", "package_name": app.package_name,
                 "sha256_cert_fingerprints": list(dict.fromkeys(fingerprints))}})
     return statements
-
-
-def team_id_problem(value: str) -> str | None:
-    if TEAM_ID.fullmatch(value):
-        return None
-    return "Must be the 10-character Apple team id (upper-case letters and digits)."
-
-
-def fingerprint(value: str) -> str | None:
-    """A SHA-256 certificate fingerprint as Google writes it (32 upper-case hex pairs joined
-    by colons), from that form in any case or from 64 bare hex digits; None otherwise."""
-    value = value.strip().upper()
-    if re.fullmatch(r"[0-9A-F]{64}", value):
-        value = ":".join(value[i:i + 2] for i in range(0, 64, 2))
-    return value if FINGERPRINT.fullmatch(value) else None
-
-
-def url_scheme_problem(value: str) -> str | None:
-    """RFC 3986 scheme syntax, and one an app may claim (not a web or browser scheme)."""
-    bare = value.removesuffix("://").removesuffix(":")
-    if not SCHEME.fullmatch(bare):
-        return ("Must be a URL scheme such as myapp: a letter, then letters, digits, "
-                "'+', '-' or '.'.")
-    if bare.lower() in NEVER_APP_SCHEMES:
-        return f"Cannot be {bare.lower()}: use the app's own scheme, such as myapp."
-    return None
-
-
-def normalized_url_scheme(value: str) -> str:
-    return value.removesuffix("://").removesuffix(":").lower()

@@ -1,6 +1,6 @@
 """Where a link may send a visitor (docs/links.md, "Destinations and open redirects"): open
-redirects are impossible. Pure: standard library and tracking's pure redirect rules only, no ORM,
-no clock.
+redirects are impossible. Pure: standard library, tracking's pure redirect rules and the apps'
+scheme rule only, no ORM, no clock.
 
 A destination is checked when the link is saved, and the follow side only ever sends a visitor
 to a stored destination or the app's store URLs. Valid is an absolute http(s) URL with a host,
@@ -14,17 +14,10 @@ schemes) is refused with a message naming what is allowed.
 
 from __future__ import annotations
 
-import re
-
+from apps_registry.app_fields import NEVER_APP_SCHEMES, SCHEME
 from tracking.redirects import safe_redirect_url
 
 MAX_LENGTH = 2048
-SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
-# Schemes no app may claim as its own: each runs or reads something in the browser itself, or
-# belongs to the web or the phone (the app field's check and the destinations' share it).
-NEVER_APP_SCHEMES = frozenset({"javascript", "data", "vbscript", "file", "blob", "about",
-                               "http", "https", "intent", "content", "filesystem", "ftp", "ws",
-                               "wss", "mailto", "tel", "sms"})
 
 
 def app_scheme(url_scheme: str | None) -> str | None:

@@ -2,9 +2,10 @@
 `GET /l/{code}` on the service's host, `GET /{code}` on an organization's link domain
 (links/middleware.py hands those requests here), and the association files on both.
 
-Following a link records a click exactly as /clicks does (`tracking.views.click_from_request`:
-same tables, fingerprint, rate limit, committed before the answer) with the link's source,
-campaign, adset, ad and id, then answers by visitor (links/routing.py):
+Following a link records a click exactly as /clicks does
+(`tracking.click_intake.click_from_request`: same tables, fingerprint, rate limit, committed
+before the answer) with the link's source, campaign, adset, ad and id, then answers by visitor
+(links/routing.py):
 - a browser: 302 to the destination for its device (a Play Store URL names the click);
 - an in-app browser (Facebook, Instagram, TikTok...): the click, then a small page with the
   app's name and an "Open" link to that same destination;
@@ -34,9 +35,9 @@ from ua_parser import parse_device, parse_user_agent
 from apps_registry import selectors as app_selectors
 from links import association, codes, lookup, routing
 from links.serializers import own_origin
+from tracking.click_intake import click_from_request
 from tracking.redirects import safe_redirect_url
 from tracking.useragent import MAX_PARSED_LENGTH, device_info
-from tracking.views import click_from_request
 
 logger = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
+from attribution_site.model_update import model_update
 from links import codes, destinations, lookup
 from links.models import Link, LinkDomain
 
@@ -58,15 +59,8 @@ def link_create(*, app: App, domain_host: str | None = None, code: str | None = 
 
 
 def link_update(*, link: Link, changes: dict[str, Any]) -> Link:
-    for field in changes:
-        if field not in UPDATABLE_LINK_FIELDS:
-            raise ValueError(f"{field} is not updatable")
     _check_destinations(app=link.app, fields=changes)
-    for field, value in changes.items():
-        setattr(link, field, value)
-    if changes:
-        link.updated_at = timezone.now()
-        link.save(update_fields=[*changes, "updated_at"])
+    if model_update(instance=link, changes=changes, updatable=UPDATABLE_LINK_FIELDS):
         lookup.link_changed(link_id=link.id)
     return link
 

@@ -1,7 +1,12 @@
 """Reads for Apple measurement (docs/apple.md): the media source name of an ad network id, for
-the SKAdNetwork reports, and the postbacks of an app."""
+the SKAdNetwork reports, and the postbacks of an app. Other apps (the conversion report) read
+postbacks only through `postbacks_received`, in plain values."""
 
 from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import QuerySet
 
@@ -35,3 +40,29 @@ def app_ad_network_names(*, app_id) -> QuerySet[AppAdNetworkName]:
 
 def postbacks_of_app(*, app_id) -> QuerySet[Postback]:
     return Postback.objects.filter(app_id=app_id).order_by("-received_at")
+
+
+@dataclass(frozen=True)
+class ReceivedPostback:
+    """A verified postback as stored: the fields a report decodes."""
+
+    received_at: datetime
+    postback_sequence_index: int
+    ad_network_id: str
+    source_identifier: str
+    fine_value: int | None
+    coarse_value: str  # "" when Apple sent none
+    did_win: bool | None
+    redownload: bool | None
+    conversion_type: str
+
+
+def postbacks_received(*, app_id: uuid.UUID, since: datetime, until: datetime
+                       ) -> list[ReceivedPostback]:
+    """The app's postbacks received in [since, until): bounded by the (app, received_at)
+    index."""
+    rows = Postback.objects.filter(app_id=app_id, received_at__gte=since,
+                                   received_at__lt=until).values_list(
+        "received_at", "postback_sequence_index", "ad_network_id", "source_identifier",
+        "fine_value", "coarse_value", "did_win", "redownload", "conversion_type")
+    return [ReceivedPostback(*row) for row in rows]

@@ -2,6 +2,7 @@
 or hash is ever shown."""
 
 import pytest
+from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
@@ -45,3 +46,19 @@ def test_no_password_or_key_hash_is_displayed(operator_client, owner, app, sdk_k
         assert owner.password.split("$")[-1] not in body
         assert key.secret_hash not in body
         assert sdk_key.split("_", 2)[2] not in body
+
+
+@pytest.mark.parametrize("model,form", [
+    ("currencyrate", {"currency": "XYZ", "day": "2025-03-01", "units_per_usd": "1.5"}),
+    ("campaigncost", {"day": "2025-03-01", "media_source": "fb", "campaign_id": "",
+                      "cost": "3", "currency": "XYZ"}),
+    ("appreportsettings", {"currency": "XYZ"}),
+])
+def test_the_admin_refuses_a_currency_that_does_not_exist(operator_client, app, model, form):
+    if model != "currencyrate":
+        form = {**form, "app": str(app.id)}
+    response = operator_client.post(reverse(f"admin:analytics_{model}_add"), form)
+    assert response.status_code == 200  # the form again, with its errors
+    errors = response.context["adminform"].form.errors
+    assert errors == {"currency": ["An ISO 4217 code in capitals, such as USD."]}
+    assert not apps.get_model("analytics", model).objects.exists()

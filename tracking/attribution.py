@@ -8,7 +8,8 @@ plain values (`referrer_match`, `device_match`, `fingerprint_match`); `attribute
 order and writes the trail: the method, its score and factors, and every candidate considered
 with why it lost. A device that installed already re-engages through a later click
 (`reengagement`). On iOS the fingerprint tier runs only with tracking consent unless the app's
-policy says otherwise (`fingerprint_allowed`, issue 14). The rules in prose: docs/attribution.md.
+policy says otherwise (`fingerprint_allowed`; docs/apple.md, "Consent-aware fingerprinting").
+The rules in prose: docs/attribution.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""ISO 4217 active currency codes (revenue events). Pure data."""
+"""The one currency check (docs/analytics.md, "Currencies"): ISO 4217's active codes, for revenue
+events, conversion values and schemas, cost rows (API, CSV, console), currency rates and the
+report currency alike. Pure: standard library only."""
 
 ISO_4217 = frozenset("""
 AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN
@@ -9,3 +11,14 @@ NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD 
 SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VED
 VES VND VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG
 """.split())
+
+NOT_A_CURRENCY = "Must be an ISO 4217 code such as USD."
+
+
+def currency_code(value: object) -> str | None:
+    """`value` as an active ISO 4217 code, spaces around it and its case ignored; None when it
+    names none (three capitals such as XYZ are not enough)."""
+    if not isinstance(value, str):
+        return None
+    code = value.strip().upper()
+    return code if code in ISO_4217 else None

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import NamedTuple
 
-from tracking.currencies import ISO_4217
+from tracking.currencies import currency_code
 
 MAX_EVENTS_PER_BATCH = 500
 MAX_EVENT_NAME_LENGTH = 128
@@ -144,8 +144,8 @@ def _revenue(index: int, properties: dict, warnings: list
         warnings.append({"index": index, "message":
                          "properties.amount is not a number; stored as a plain event."})
         return None, None
-    code = currency.strip().upper() if isinstance(currency, str) else None
-    if code not in ISO_4217:
+    code = currency_code(currency)
+    if code is None:
         warnings.append({"index": index, "message":
                          "properties.currency is not an ISO 4217 code; stored as a plain event."})
         return None, None

@@ -23,8 +23,8 @@ from apps_registry.sdk import SdkView, WithSdkPost, json_object
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
-from attribution_site.api.throttling import fixed_window_hit
 from tracking import redirects, selectors, services
+from tracking.click_intake import click_from_request
 from tracking.event_batch import check_batch
 from tracking.serializers import (
     AttributionResult,
@@ -59,28 +59,6 @@ def _query_params(request) -> dict[str, str]:
     except UnicodeDecodeError:
         text = raw.decode("iso-8859-1")
     return dict(parse_qsl(text, keep_blank_values=True))
-
-
-def click_from_request(request, *, app_id: uuid.UUID, campaign_id: str, media_source: str,
-                       adset: str, ad: str, advertising_id: str | None,
-                       link_id: uuid.UUID | None = None) -> uuid.UUID | None:
-    """Record the click this request makes (its address, User-Agent and language) within the
-    app's click rate limit; the click's id, or None when it was not recorded. Never raises:
-    the visitor is sent on whatever happens here. Shared by /clicks and links (links/follow.py),
-    so both count a click the same way."""
-    try:
-        if fixed_window_hit(f"clicks:{app_id}", limit=settings.CLICK_RATE_LIMIT_PER_APP):
-            logger.warning("click rate limit reached for app %s; click not recorded", app_id)
-            return None
-        return services.click_record(click=services.ClickInput(
-            app_id=app_id, campaign_id=campaign_id, media_source=media_source, adset=adset,
-            ad=ad, advertising_id=advertising_id, ip=request_client_ip(request) or None,
-            user_agent=request.META.get("HTTP_USER_AGENT", ""),
-            accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
-            clicked_at=timezone.now(), link_id=link_id))
-    except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here
-        logger.exception("click not recorded for app %s", app_id)
-        return None
 
 
 @require_http_methods(["GET", "HEAD"])

@@ -1,4 +1,4 @@
-"""Keeping the daily rollups current (issue 10; design in docs/analytics.md, "Rollups").
+"""Keeping the daily rollups current (design in docs/analytics.md, "Daily rollups").
 
 `refresh` is what beat runs every ANALYTICS_ROLLUP_INTERVAL_SECONDS (2 s by default), and what
 an analytics request runs first where no beat runs (`make run`). Each round, under a lock on

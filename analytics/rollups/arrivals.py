@@ -22,7 +22,19 @@ from datetime import date, timedelta
 from django.conf import settings
 
 from analytics.models import InstallTouchpoint, RollupKind
-from analytics.rollups import figures, store
+from analytics.rollups.figures import (
+    MODEL_FIELDS,
+    RETENTION_MAX_AGE,
+    TOUCHPOINT_WINDOW,
+    Weights,
+    click_figures,
+    install_figures,
+    missing_own_clicks,
+    retention_increments,
+    revenue_figures,
+    touches_for,
+)
+from analytics.rollups.store import add_clicks, add_installs, add_retention, add_revenue
 from apps_registry.selectors import existing_app_ids
 from tracking.changes import Watermark
 from tracking.reporting import rollup_rows
@@ -52,22 +64,22 @@ def apply(*, after: Watermark, through: Watermark) -> Applied:
         return Applied(to_rebuild=_days_to_rebuild(scope))
     clicks = rollup_rows.click_counts(scope) if counts["clicks"] else []
     revenue = rollup_rows.revenue_events(scope) if counts["events"] else []
-    activity = (rollup_rows.activity_arrived(scope, max_age_days=figures.RETENTION_MAX_AGE)
+    activity = (rollup_rows.activity_arrived(scope, max_age_days=RETENTION_MAX_AGE)
                 if counts["events"] else [])
     # An app deleted since its rows arrived has no rollups left to add to.
     live = existing_app_ids(app_ids={row.app_id for rows in (installs, clicks, revenue, activity)
                                      for row in rows})
     if installs:
         _add_installs([row for row in installs if row.app_id in live])
-    store.add_clicks(figures.click_figures(row for row in clicks if row.app_id in live))
+    add_clicks(click_figures(row for row in clicks if row.app_id in live))
     revenue = [row for row in revenue if row.app_id in live]
     if revenue:
         paid = {row.install_id for row in revenue if row.install_id and not row.is_organic}
-        store.add_revenue(figures.revenue_figures(revenue, weights=touchpoint_weights(paid)))
+        add_revenue(revenue_figures(revenue, weights=touchpoint_weights(paid)))
     activity = [row for row in activity if row.app_id in live]
     if activity:
         already = rollup_rows.active_before(activity, seen=after)
-        store.add_retention(figures.retention_increments(activity, already))
+        add_retention(retention_increments(activity, already))
     return Applied(rows_added=sum(counts.values()))
 
 
@@ -87,12 +99,12 @@ def _add_installs(installs: list[rollup_rows.InstallRow]) -> None:
     touches: dict[uuid.UUID, list] = {}
     for app_id, app_installs in by_app.items():
         device_clicks = _device_clicks(app_id, app_installs)
-        own = rollup_rows.clicks_by_id(app_id=app_id, click_ids=figures.missing_own_clicks(
+        own = rollup_rows.clicks_by_id(app_id=app_id, click_ids=missing_own_clicks(
             app_installs, device_clicks))
-        touches.update(figures.touches_for(app_installs, device_clicks=device_clicks,
-                                           own_clicks={c.id: c for c in own}))
+        touches.update(touches_for(app_installs, device_clicks=device_clicks,
+                                   own_clicks={c.id: c for c in own}))
     half_life = timedelta(hours=settings.ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS)
-    store.add_installs(figures.install_figures(installs, touches=touches, half_life=half_life))
+    add_installs(install_figures(installs, touches=touches, half_life=half_life))
 
 
 def _device_clicks(app_id: uuid.UUID,
@@ -102,18 +114,18 @@ def _device_clicks(app_id: uuid.UUID,
         return []
     return rollup_rows.recent_device_clicks(
         app_id=app_id, device_ids=[install.device_id for install in with_device],
-        since=min(install.installed_at for install in with_device) - figures.TOUCHPOINT_WINDOW,
+        since=min(install.installed_at for install in with_device) - TOUCHPOINT_WINDOW,
         until=max(install.installed_at for install in with_device))
 
 
-def touchpoint_weights(install_ids) -> figures.Weights:
+def touchpoint_weights(install_ids) -> Weights:
     """The stored touchpoint shares of these installs."""
     ids = sorted(install_ids)
-    found: figures.Weights = defaultdict(list)
+    found: Weights = defaultdict(list)
     for offset in range(0, len(ids), 1_000):
         for install_id, media_source, campaign_id, *shares in (
                 InstallTouchpoint.objects.filter(install_id__in=ids[offset:offset + 1_000])
                 .values_list("install_id", "media_source", "campaign_id",
-                             *figures.MODEL_FIELDS)):
+                             *MODEL_FIELDS)):
             found[install_id].append((media_source, campaign_id, tuple(shares)))
     return found

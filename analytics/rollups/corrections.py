@@ -1,5 +1,6 @@
-"""Rollup repairs for facts that change after they were counted (issue 14: an install moved to
-Apple Ads by apple_ads after the waterfall attributed it).
+"""Rollup repairs for facts that change after they were counted (docs/apple.md, "Apple Ads: a
+correction after the waterfall": an install moved to Apple Ads by apple_ads after the waterfall
+attributed it).
 
 The arrivals pass adds each install once, when it commits, under the attribution it had then;
 an UPDATE is no arrival (tracking/changes.py follows inserts). So a re-attribution queues the

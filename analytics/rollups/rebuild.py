@@ -17,8 +17,17 @@ from django.conf import settings
 from django.utils import timezone
 
 from analytics.models import RollupDirtyDay, RollupKind
-from analytics.rollups import figures, store
 from analytics.rollups.arrivals import touchpoint_weights
+from analytics.rollups.figures import (
+    RETENTION_MAX_AGE,
+    TOUCHPOINT_WINDOW,
+    click_figures,
+    install_figures,
+    missing_own_clicks,
+    revenue_figures,
+    touches_for,
+)
+from analytics.rollups.store import replace_click_day, replace_event_day, replace_install_day
 from tracking.changes import Watermark
 from tracking.reporting import rollup_rows
 
@@ -27,31 +36,31 @@ def rebuild_install_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> Non
     installs = rollup_rows.installs(rollup_rows.OneDay(app_id=app_id, day=day, seen=seen))
     paid = [install for install in installs if not install.is_organic]
     device_clicks = (rollup_rows.device_clicks_for_installs_on_day(
-        app_id=app_id, day=day, window=figures.TOUCHPOINT_WINDOW)
+        app_id=app_id, day=day, window=TOUCHPOINT_WINDOW)
         if any(install.device_id for install in paid) else [])
     own = rollup_rows.clicks_by_id(app_id=app_id,
-                                 click_ids=figures.missing_own_clicks(paid, device_clicks))
-    touches = figures.touches_for(paid, device_clicks=device_clicks,
-                                  own_clicks={click.id: click for click in own})
+                                 click_ids=missing_own_clicks(paid, device_clicks))
+    touches = touches_for(paid, device_clicks=device_clicks,
+                          own_clicks={click.id: click for click in own})
     half_life = timedelta(hours=settings.ANALYTICS_TIME_DECAY_HALF_LIFE_HOURS)
-    store.replace_install_day(app_id=app_id, day=day, figures=figures.install_figures(
+    replace_install_day(app_id=app_id, day=day, figures=install_figures(
         installs, touches=touches, half_life=half_life))
 
 
 def rebuild_click_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> None:
     counts = rollup_rows.click_counts(rollup_rows.OneDay(app_id=app_id, day=day, seen=seen))
-    store.replace_click_day(app_id=app_id, day=day, figures=figures.click_figures(counts))
+    replace_click_day(app_id=app_id, day=day, figures=click_figures(counts))
 
 
 def rebuild_event_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> None:
     scope = rollup_rows.OneDay(app_id=app_id, day=day, seen=seen)
     rows = rollup_rows.revenue_events(scope)
     paid = {row.install_id for row in rows if row.install_id and not row.is_organic}
-    revenue = figures.revenue_figures(rows, weights=touchpoint_weights(paid))
+    revenue = revenue_figures(rows, weights=touchpoint_weights(paid))
     retention = {(app_id, day, cohort, (day - cohort).days): active
                  for cohort, active in rollup_rows.active_installs_by_cohort_day(
-                     scope, max_age_days=figures.RETENTION_MAX_AGE)}
-    store.replace_event_day(app_id=app_id, day=day, figures=revenue, retention=retention)
+                     scope, max_age_days=RETENTION_MAX_AGE)}
+    replace_event_day(app_id=app_id, day=day, figures=revenue, retention=retention)
 
 
 REBUILDERS = {

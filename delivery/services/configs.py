@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
+from attribution_site.model_update import model_update
 from delivery import crypto, payloads, selectors, transport
 from delivery.models import HttpMethod, PostbackConfig, Webhook
 
@@ -38,22 +39,15 @@ def _media_source_conflict(media_source: str) -> Conflict:
     return Conflict(message, {"media_source": [message]})
 
 
-def _check_changes(changes: dict[str, Any], *, updatable: tuple[str, ...],
-                   url_field: str) -> None:
-    """The serializers pass only updatable fields; anything else is a bug, not a 400."""
-    for name in changes:
-        if name not in updatable:
-            raise ValueError(f"{name} is not updatable")
+def _check_changes(changes: dict[str, Any], *, url_field: str) -> None:
     if url_field in changes:
         _check_destination(changes[url_field], field=url_field)
 
 
-def _save_changes(config: PostbackConfig | Webhook, changes: dict[str, Any]) -> None:
-    for name, value in changes.items():
-        setattr(config, name, value)
-    config.updated_at = timezone.now()
+def _save_changes(config: PostbackConfig | Webhook, changes: dict[str, Any], *,
+                  updatable: tuple[str, ...]) -> None:
     with transaction.atomic():
-        config.save(update_fields=[*changes, "updated_at"])
+        model_update(instance=config, changes=changes, updatable=updatable)
         selectors.delivery_targets_changed(app_id=config.app_id)
 
 
@@ -77,7 +71,7 @@ def postback_create(*, app: App, media_source: str, postback_url: str,
 
 
 def postback_update(*, postback: PostbackConfig, changes: dict[str, Any]) -> PostbackConfig:
-    _check_changes(changes, updatable=UPDATABLE_POSTBACK_FIELDS, url_field="postback_url")
+    _check_changes(changes, url_field="postback_url")
     source = changes.get("media_source")
     if source is not None and source != postback.media_source and PostbackConfig.objects.filter(
             app_id=postback.app_id, media_source=source).exists():
@@ -85,7 +79,7 @@ def postback_update(*, postback: PostbackConfig, changes: dict[str, Any]) -> Pos
     if not changes:
         return postback
     try:
-        _save_changes(postback, changes)
+        _save_changes(postback, changes, updatable=UPDATABLE_POSTBACK_FIELDS)
     except IntegrityError:
         raise _media_source_conflict(postback.media_source) from None
     return postback
@@ -115,9 +109,9 @@ def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhoo
 
 
 def webhook_update(*, webhook: Webhook, changes: dict[str, Any]) -> Webhook:
-    _check_changes(changes, updatable=UPDATABLE_WEBHOOK_FIELDS, url_field="url")
+    _check_changes(changes, url_field="url")
     if changes:
-        _save_changes(webhook, changes)
+        _save_changes(webhook, changes, updatable=UPDATABLE_WEBHOOK_FIELDS)
     return webhook
 
 

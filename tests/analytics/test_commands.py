@@ -38,6 +38,7 @@ def test_load_currency_rates_inserts_then_replaces(tmp_path, capsys):
 @pytest.mark.parametrize("line,message", [
     ("2025-03-01,USD,1", "line 3: currency: USD is the pivot (always 1) and takes no rate"),
     ("2025-03-01,EURO,1", "line 3: currency: must be an ISO 4217 code"),
+    ("2025-03-01,XYZ,1", "line 3: currency: must be an ISO 4217 code"),
     ("03/01/2025,EUR,1", "line 3: date: must be a date as YYYY-MM-DD"),
     ("2025-03-01,EUR,0", "line 3: units_per_usd: must be a positive number"),
     ("2025-03-01,EUR,-1", "line 3: units_per_usd: must be a positive number"),

@@ -189,3 +189,23 @@ def test_import_costs_needs_an_existing_app_and_file(app, tmp_path):
         call_command("import_costs", "00000000-0000-4000-8000-000000000000", "x.csv")
     with pytest.raises(CommandError, match="cannot read"):
         call_command("import_costs", str(app.id), str(tmp_path / "missing.csv"))
+
+
+def test_a_cost_row_in_a_currency_that_does_not_exist_is_refused_naming_the_field(owner_api,
+                                                                                   app):
+    response = owner_api.post(COSTS, {"app_id": str(app.id), "rows": [
+        row(), row(campaign_id="c2", currency="XYZ")]}, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert error["details"] == {"rows": ["1: currency: Must be an ISO 4217 code such as USD."]}
+    assert not CampaignCost.objects.exists()
+
+
+def test_import_costs_refuses_a_currency_that_does_not_exist(app, tmp_path):
+    path = write(tmp_path, "date,media_source,cost,currency\n2025-03-01,fb,1,XYZ\n")
+    with pytest.raises(CommandError) as error:
+        call_command("import_costs", str(app.id), path)
+    assert str(error.value).splitlines() == [
+        "line 2: currency: Must be an ISO 4217 code such as USD.", "Nothing was imported."]
+    assert not CampaignCost.objects.exists()

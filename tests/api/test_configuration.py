@@ -65,3 +65,11 @@ def test_a_good_configuration_starts():
     result = start_up(SECRET_KEY="a-long-enough-secret-key-for-this-test", DEBUG="0",
                       ALLOWED_HOSTS="api.example.com", NUM_PROXIES="1")
     assert result.returncode == 0, result.stderr
+
+
+def test_a_default_report_currency_that_does_not_exist_stops_start_up():
+    result = start_up(SECRET_KEY="a-long-enough-secret-key-for-this-test",
+                      ANALYTICS_DEFAULT_CURRENCY="XYZ")
+    assert result.returncode != 0
+    assert "ANALYTICS_DEFAULT_CURRENCY must be an ISO 4217 code such as USD, got 'XYZ'" \
+        in result.stderr

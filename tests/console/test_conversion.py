@@ -86,3 +86,13 @@ def test_event_names_in_a_schema_are_shown_as_text(console, app):
     response = console.post(page(app), {"schema": json.dumps(hostile)})
     html = (console.get(page(app)) if response.status_code == 302 else response)
     assert_shown_as_text(html.content.decode())
+
+
+def test_a_schema_in_a_currency_that_does_not_exist_is_refused_beside_the_field(console, app):
+    bad = {**json.loads(json.dumps(EXAMPLE)), "currency": "XYZ"}
+    response = console.post(page(app), {"schema": json.dumps(bad)})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Invalid input: currency." in html
+    assert "Must be an ISO 4217 code such as USD." in html
+    assert not ConversionSchema.objects.exists()

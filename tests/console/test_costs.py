@@ -219,3 +219,13 @@ def test_the_upload_needs_a_login(client, app):
     response = client.post(url(app, "costs-apply"), {"text": HEADER + "2025-03-01,fb,c,1,USD\n"})
     assert response.status_code == 302 and "/login" in response["Location"]
     assert not CampaignCost.objects.exists()
+
+
+def test_a_row_in_a_currency_that_does_not_exist_blocks_the_file(console, app):
+    response = upload(console, app, HEADER + "2025-03-01,facebook,c1,12.50,XYZ\n")
+    assert response.status_code == 400
+    body = body_of(response)
+    assert "1 of 1 row needs a fix" in body
+    assert "<code>currency</code>: Must be an ISO 4217 code such as USD." in body
+    assert url(app, "costs-apply") not in body
+    assert not CampaignCost.objects.exists()

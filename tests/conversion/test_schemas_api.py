@@ -122,3 +122,12 @@ def test_the_endpoints_are_in_the_openapi_schema(api):
     assert "get" in paths["/api/v1/apps/{app_id}/conversion-schema"]
     assert "post" in paths["/api/v1/conversion-value"]
     assert "get" in paths["/api/v1/analytics/skan"]
+
+
+def test_a_currency_that_does_not_exist_is_a_400_naming_it(owner_api, app):
+    response = save(owner_api, app, {**SCHEMA, "currency": "XYZ"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert error["details"] == {"currency": ["Must be an ISO 4217 code such as USD."]}
+    assert not ConversionSchema.objects.exists()

@@ -129,6 +129,8 @@ def test_revenue_converts_to_the_schemas_currency_and_a_missing_rate_warns(sdk, 
                   "timestamp": 1_700_000_000_000}], "window": 0}, "events"),
     ({"events": [{"event_name": "x", "revenue": 2, "currency": "ZZZ",
                   "timestamp": 1_700_000_000_000}], "window": 0}, "events"),
+    ({"events": [{"event_name": "x", "revenue": 2, "currency": "XYZ",
+                  "timestamp": 1_700_000_000_000}], "window": 0}, "events"),
     ({"events": [], "install_time": "yesterday"}, "install_time"),
     ({"events": [{"event_name": "x", "timestamp": 1}] * 1001, "window": 0}, "events"),
 ])

@@ -123,3 +123,75 @@ def test_sample_facts_exist_for_every_event_type():
         fact = payloads.sample_fact(event_type=event_type, app_id=str(APP_ID),
                                     media_source="n", platform="ios", now=MOMENT)
         assert fact.event_type == event_type and fact.data["app_id"] == str(APP_ID)
+
+
+# Each postback kind's macro values, key for key and in order (a POST postback sends them as a
+# JSON object in this order): the one builder must give exactly what each kind always sent.
+
+def test_an_install_postback_has_these_macro_values():
+    values = payloads.install_fact(an_install()).values
+    assert list(values.items()) == [
+        ("app_id", str(APP_ID)), ("install_id", str(uuid.UUID(int=7))), ("device_id", "gaid-1"),
+        ("platform", "android"), ("media_source", "network_a"), ("campaign_id", "c1"),
+        ("match_type", "device_id"), ("confidence", 97.5),
+        ("install_time", "2024-05-01T12:00:00.250Z"),
+        ("click_time", "2024-05-01T10:00:00.000Z"), ("event_type", "install"),
+        ("event_name", None), ("event_time", "2024-05-01T12:00:00.250Z"),
+        ("event_revenue", None), ("event_currency", None)]
+
+
+def test_a_reattribution_postback_has_these_macro_values():
+    values = payloads.reattribution_fact(domain_events.InstallReattributed(
+        app_id=APP_ID, install_id=uuid.UUID(int=7), device_id=None, platform="ios",
+        media_source="apple_ads", campaign_id="542370539", adset="1", ad="2",
+        match_type="apple_ads", confidence=100.0, installed_at=MOMENT, click_time=None,
+        reattributed_at=datetime(2024, 5, 2, 8, 0, tzinfo=UTC), previous_media_source=None,
+        previous_campaign_id=None, previous_match_type="organic")).values
+    assert list(values.items()) == [
+        ("app_id", str(APP_ID)), ("install_id", str(uuid.UUID(int=7))), ("device_id", None),
+        ("platform", "ios"), ("media_source", "apple_ads"), ("campaign_id", "542370539"),
+        ("match_type", "apple_ads"), ("confidence", 100.0),
+        ("install_time", "2024-05-01T12:00:00.250Z"), ("click_time", None),
+        ("event_type", "re-attribution"), ("event_name", None),
+        ("event_time", "2024-05-02T08:00:00.000Z"), ("event_revenue", None),
+        ("event_currency", None)]
+
+
+def test_a_reengagement_postback_has_these_macro_values():
+    values = payloads.reengagement_fact(domain_events.InstallReengaged(
+        app_id=APP_ID, install_id=uuid.UUID(int=1), reengagement_id=uuid.UUID(int=2),
+        device_id="d", platform="ios", media_source="network_b", campaign_id="winback",
+        match_type="device_id", confidence=100.0, click_id=uuid.UUID(int=3),
+        click_time=datetime(2024, 5, 1, 11, 0, tzinfo=UTC), reengaged_at=MOMENT,
+        original_media_source="network_a")).values
+    assert list(values.items()) == [
+        ("app_id", str(APP_ID)), ("install_id", str(uuid.UUID(int=1))), ("device_id", "d"),
+        ("platform", "ios"), ("media_source", "network_b"), ("campaign_id", "winback"),
+        ("match_type", "device_id"), ("confidence", 100.0), ("install_time", None),
+        ("click_time", "2024-05-01T11:00:00.000Z"), ("event_type", "re-engagement"),
+        ("event_name", None), ("event_time", "2024-05-01T12:00:00.250Z"),
+        ("event_revenue", None), ("event_currency", None)]
+
+
+def test_an_event_postback_has_these_macro_values():
+    values = payloads.event_fact(domain_events.EventTracked(
+        app_id=APP_ID, event_id=42, device_id="d", install_id=uuid.UUID(int=7),
+        event_name="purchase", properties={"amount": 9.99, "currency": "USD"},
+        occurred_at=MOMENT, revenue_amount=Decimal("9.990000"), revenue_currency="USD",
+        media_source="network_a", campaign_id="c1")).values
+    assert list(values.items()) == [
+        ("app_id", str(APP_ID)), ("install_id", str(uuid.UUID(int=7))), ("device_id", "d"),
+        ("platform", None), ("media_source", "network_a"), ("campaign_id", "c1"),
+        ("match_type", None), ("confidence", None), ("install_time", None),
+        ("click_time", None), ("event_type", "event"), ("event_name", "purchase"),
+        ("event_time", "2024-05-01T12:00:00.250Z"), ("event_revenue", "9.99"),
+        ("event_currency", "USD")]
+
+
+def test_an_event_of_a_device_with_no_install_has_no_install_id_macro():
+    values = payloads.event_fact(domain_events.EventTracked(
+        app_id=APP_ID, event_id=43, device_id=None, install_id=None, event_name="open",
+        properties={}, occurred_at=MOMENT)).values
+    assert (values["install_id"], values["device_id"], values["event_revenue"]) == (
+        None, None, None)
+    assert set(values) == set(payloads.MACROS)

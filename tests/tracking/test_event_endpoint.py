@@ -60,6 +60,19 @@ def test_revenue_events_store_amount_and_currency(sdk, app):
     assert set(Event.objects.values_list("revenue_currency", flat=True)) == {"EUR"}
 
 
+def test_revenue_in_a_currency_that_does_not_exist_is_kept_as_a_plain_event_with_a_warning(
+        sdk, app):
+    response = sdk.post("/api/v1/events", batch(app, [
+        event(event_name="purchase", properties={"amount": 4.99, "currency": "XYZ"})]),
+        format="json")
+    assert response.status_code == 200
+    assert response.json()["data"] == {"accepted": 1, "rejected": [], "warnings": [
+        {"index": 0, "message":
+         "properties.currency is not an ISO 4217 code; stored as a plain event."}]}
+    assert list(Event.objects.values_list("event_name", "revenue_amount", "revenue_currency")
+                ) == [("purchase", None, None)]
+
+
 def test_events_link_to_the_install_of_their_device(sdk, app):
     install_id = sdk.post("/api/v1/installs", install_body(app, device_id="GAID-1"),
                           format="json").json()["data"]["installId"]

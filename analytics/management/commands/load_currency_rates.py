@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 from django.core.management.base import BaseCommand, CommandError
 
 from analytics import csv_input, services
-from analytics.serializers import CURRENCY
+from tracking.currencies import currency_code
 
 MAX_ERRORS_SHOWN = 20
 
@@ -29,8 +29,8 @@ def _rate_row(values: dict[str, str]) -> tuple[services.RateRow | None, list[str
         day = date.fromisoformat(values["date"])
     except ValueError:
         errors.append("date: must be a date as YYYY-MM-DD")
-    currency = values["currency"].upper()
-    if not CURRENCY.match(currency):
+    currency = currency_code(values["currency"])
+    if currency is None:
         errors.append("currency: must be an ISO 4217 code such as EUR")
     elif currency == "USD":
         errors.append("currency: USD is the pivot (always 1) and takes no rate")
