@@ -56,16 +56,34 @@ def validated(serializer_class, data: dict, **kwargs) -> dict:
 
 
 class FormProblem:
-    """What a failed submission shows: the message at the top, the messages beside fields."""
+    """What a failed submission shows: the message at the top, the messages beside fields.
 
-    def __init__(self, error: ApiError):
-        self.message = error.message
+    The API's "Invalid input: company_name." names its fields; a person filling in the form sees
+    labels, so the banner names them as words ("Company name"), or as the page's own labels (in
+    the form's order) when it passes them."""
+
+    def __init__(self, error: ApiError, labels: Mapping[str, str] | None = None):
         self.fields = _plain(error.details)
         self.status = error.status
+        labels = labels or {}
+        named = sorted(dict.fromkeys(name.split(".", 1)[0] for name in self.fields
+                                     if name != "non_field_errors"),
+                       key=lambda name: list(labels).index(name) if name in labels else len(labels))
+        if isinstance(error, ValidationFailed) and named:
+            words = [labels.get(name) or field_label(name) for name in named]
+            self.message = f"Please check {', '.join(words)}: see the message beside each field."
+        else:
+            self.message = error.message
 
     @property
     def general(self) -> list[str]:
         return self.fields.get("non_field_errors", [])
+
+
+def field_label(name: str) -> str:
+    """company_name -> "Company name"; the API's names read as the forms' labels mostly do."""
+    words = name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 def _plain(details) -> dict[str, list[str]]:

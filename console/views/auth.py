@@ -22,6 +22,9 @@ from console.forms import TEXT, FormProblem, form_data, validated
 SIGNUP_FIELDS = {"name": TEXT, "email": TEXT, "password": TEXT, "company_name": TEXT}
 LOGIN_FIELDS = {"email": TEXT, "password": TEXT}
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
+# As the sign-up form labels its fields, in its order (the banner names them so).
+SIGNUP_LABELS = {"name": "Your name", "email": "Email", "password": "Password",
+                 "company_name": "Company"}
 
 
 def _next_page(request) -> str:
@@ -46,9 +49,9 @@ class SignupPage(View):
             user = services.account_signup(**validated(SignupInput, data))
         except ApiError as error:
             data.pop("password", None)
-            return render(request, self.template, {"values": data,
-                                                   "problem": FormProblem(error)},
-                          status=error.status)
+            return render(request, self.template, {
+                "values": data, "problem": FormProblem(error, labels=SIGNUP_LABELS)},
+                status=error.status)
         login(request, user, backend=SESSION_BACKEND)
         return redirect("console:home")
 

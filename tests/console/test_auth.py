@@ -63,6 +63,10 @@ def test_sign_up_lists_every_missing_field(client):
     assert response.status_code == 400
     for field in ("name", "email", "password", "company_name"):
         assert f'id="err_{field}"' in html
+    # The banner names the fields as the form labels them, not as the API does.
+    assert ("Please check Your name, Email, Password, Company: see the message beside each "
+            "field.") in html
+    assert "company_name" not in html.split('role="alert"', 1)[1].split("</div>", 1)[0]
 
 
 def test_logging_in_goes_to_the_page_asked_for(client, owner, app):

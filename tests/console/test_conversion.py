@@ -93,6 +93,6 @@ def test_a_schema_in_a_currency_that_does_not_exist_is_refused_beside_the_field(
     response = console.post(page(app), {"schema": json.dumps(bad)})
     assert response.status_code == 400
     html = response.content.decode()
-    assert "Invalid input: currency." in html
+    assert "Please check Currency: see the message beside each field." in html
     assert "Must be an ISO 4217 code such as USD." in html
     assert not ConversionSchema.objects.exists()
