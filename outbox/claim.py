@@ -29,7 +29,8 @@ def work_due(kind: Kind, work_id: Any, *, now: datetime,
     return row
 
 
-def work_claim(kind: Kind, row: Any, *, now: datetime, **attempt_fields: Any) -> Any | None:
+def work_claim(kind: Kind, row: Any, /, *, now: datetime,
+               **attempt_fields: Any) -> Any | None:
     """Take `row` for this worker and open its attempt (numbered 1, 2, ... per row), or None
     when another caller took it first."""
     lease = timedelta(seconds=timing.lease_seconds(kind.timeout_seconds()))

@@ -36,8 +36,8 @@ def work_sweep(kind: Kind, *, now: datetime, grace_seconds: int) -> list[str]:
     for start in range(0, len(work_ids), DISPATCH_CHUNK):
         enqueue.work_enqueue(kind, work_ids[start:start + DISPATCH_CHUNK])
     if work_ids:
-        logger.info("sweep re-sent %d %s rows (%d taken back from lost workers)",
-                    len(work_ids), kind.name, len(taken_back))
+        logger.info("%s sweep re-sent %d (%d taken back from lost workers)", kind.name,
+                    len(work_ids), len(taken_back))
     return work_ids
 
 
