@@ -86,3 +86,11 @@ def test_delivery_health_names_the_plain_worker_as_the_consumer_of_every_queue(
     assert re.search(r"queue delivery: 0 messages waiting, consumed by celery@\S+", out), out
     assert re.search(r"queue celery: 0 messages waiting, consumed by celery@\S+", out), out
     assert out.rstrip().endswith("ok")
+
+
+def test_readyz_names_the_plain_worker_as_the_consumer_of_the_delivery_queue(
+        plain_worker, client, fresh_worker_answer):
+    data = client.get("/readyz").json()["data"]
+    assert data["checks"]["delivery_workers"] == "ok"
+    [worker] = data["delivery_workers"]["workers"]
+    assert worker.startswith("celery@")
