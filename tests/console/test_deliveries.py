@@ -307,6 +307,20 @@ def test_the_log_shows_response_bodies_as_text_and_filters_by_state(console, app
     assert '<tr class="succeeded">' not in only_failed
 
 
+def test_the_log_shows_deliveries_waiting_for_a_worker(console, app):
+    postback = make_postback(app, "https://fb.example/x")
+    for _ in range(2):
+        Delivery.objects.create(app=app, kind="postback", postback=postback, event_type="install",
+                                source_id=str(uuid.uuid4()), body="{}", max_attempts=4)
+    url = page("delivery-log", app, "postback", postback.id)
+    only_pending = body_of(console.get(url + "?state=pending"))
+    assert only_pending.count('<tr class="waiting">') == 2
+    assert only_pending.count("not yet tried of 4") == 2
+    assert only_pending.count("Not attempted yet: waiting for a worker.") == 2
+    assert "No entries of deliveries in that state" not in only_pending
+    assert not DeliveryAttempt.objects.exists()
+
+
 def test_a_bad_cursor_is_a_message_not_an_error_page(console, app):
     postback = make_postback(app, "https://fb.example/x")
     response = console.get(page("delivery-log", app, "postback", postback.id) + "?cursor=nope")
