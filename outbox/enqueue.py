@@ -37,7 +37,7 @@ def work_enqueue(kind: Kind, work_ids: Sequence[str]) -> None:
     if not work_ids:
         return
     if redis_rest.resting():  # a hung broker would hold the request for seconds
-        logger.warning("Redis at rest: %d of %s left to the sweep", len(work_ids), kind.name)
+        logger.warning("Redis at rest: %d left to the sweep (%s)", len(work_ids), kind.name)
         return
     batches = [(list(work_ids),)] if kind.batch_task else [(work_id,) for work_id in work_ids]
     for args in batches:
@@ -46,7 +46,7 @@ def work_enqueue(kind: Kind, work_ids: Sequence[str]) -> None:
                   retry_policy=RETRY_POLICY)
         except Exception:  # noqa: BLE001 - any broker failure; the sweep is the fallback
             redis_rest.failed()
-            logger.warning("could not enqueue %d of %s; the sweep will send them",
+            logger.warning("could not enqueue %d (%s); the sweep will send them",
                            len(work_ids), kind.name, exc_info=True)
             return
 
