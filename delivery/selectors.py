@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import CharField, Q, QuerySet, Value
+from django.db.models import CharField, Count, Q, QuerySet, Value
 
 from attribution_site import prepared
 from attribution_site.local_cache import LocalCache
@@ -89,6 +89,15 @@ CONFIG_MODELS: dict[str, type[PostbackConfig] | type[Webhook]] = {
 def configs_for_app(*, kind: str, app_id: uuid.UUID) -> QuerySet[PostbackConfig | Webhook]:
     """The app's postbacks or webhooks, oldest first."""
     return CONFIG_MODELS[kind].objects.filter(app_id=app_id).order_by("created_at", "id")
+
+
+def configs_with_waiting(*, kind: str, app_id: uuid.UUID
+                         ) -> QuerySet[PostbackConfig | Webhook]:
+    """The app's postbacks or webhooks, oldest first, each with `waiting`: its deliveries that
+    are pending and not yet attempted (docs/delivery.md, "Deliveries not yet attempted")."""
+    unattempted = Q(deliveries__attempts_made=0, deliveries__state=State.PENDING)
+    return configs_for_app(kind=kind, app_id=app_id).annotate(
+        waiting=Count("deliveries", filter=unattempted))
 
 
 def config_for_organization(*, kind: str, organization_id: uuid.UUID, config_id: uuid.UUID

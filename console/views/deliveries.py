@@ -120,8 +120,8 @@ class DeliveriesPage(AppPage):
 
     def get(self, request, app_id):
         return render(request, "console/deliveries/list.html", self.context(
-            postbacks=selectors.configs_for_app(kind="postback", app_id=self.app.id),
-            webhooks=selectors.configs_for_app(kind="webhook", app_id=self.app.id)))
+            postbacks=selectors.configs_with_waiting(kind="postback", app_id=self.app.id),
+            webhooks=selectors.configs_with_waiting(kind="webhook", app_id=self.app.id)))
 
 
 class KindPage(AppPage):
