@@ -1,51 +1,37 @@
-"""Handing claims to the workers: the first exchange after the install commits, and a retry's
-countdown message. Never raises: a claim is a committed row before it is a message, and the
-sweep (apple_ads.services.claims_sweep, sent by beat) finds one whose message was lost.
-Imports the tasks at call time: the tasks import the services, which import this module.
+"""Apple Ads claims as a kind of outbox work (docs/outbox.md; docs/apple.md): what the outbox
+needs to claim, record, retry and sweep them, and the first exchange sent after the install
+commits. Messages go by task name (`apple_ads.exchange`), so nothing here imports the tasks.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
+from datetime import datetime
 
-from attribution_site import redis_rest
-from attribution_site.celery import app as celery_app
+from apple_ads import policy
+from apple_ads.models import Attempt, Claim
+from apple_ads.policy import State
+from outbox.enqueue import work_enqueue
+from outbox.kind import Kind
 
-logger = logging.getLogger(__name__)
+INTERRUPTED_GIVEN_UP = "Given up: the worker stopped mid-exchange once too often."
 
 
-def runs_in_process() -> bool:
-    """The embedded default (no broker): a task runs at once in the sending process."""
-    return celery_app.conf.task_always_eager
+def _exhausted(claim: Claim, now: datetime) -> dict | None:
+    if policy.exhausted(attempts_made=claim.attempts_made,
+                        token_age_seconds=(now - claim.received_at).total_seconds()):
+        # The token is a credential for a day: nothing needs it any more.
+        return {"state": State.FAILED, "token": "", "last_error": INTERRUPTED_GIVEN_UP}
+    return None
+
+
+CLAIMS = Kind(
+    name="Apple Ads claim", work_model=Claim, attempt_model=Attempt, attempt_of="claim",
+    send_task="apple_ads.exchange", timeout_setting="APPLE_ADS_TIMEOUT_SECONDS",
+    grace_setting="APPLE_ADS_SWEEP_GRACE_SECONDS", exhausted=_exhausted,
+)
 
 
 def claims_enqueue(claim_ids: Sequence[str]) -> None:
-    if not claim_ids:
-        return
-    if redis_rest.resting():  # a hung broker would hold the SDK request for seconds
-        logger.warning("Redis at rest: %d Apple Ads claims left to the sweep", len(claim_ids))
-        return
-    from apple_ads import tasks
-
-    for claim_id in claim_ids:
-        try:
-            tasks.apple_ads_exchange.apply_async(
-                (claim_id,), retry=True, retry_policy={"max_retries": 1, "interval_start": 0.1})
-        except Exception:  # noqa: BLE001 - any broker failure; the sweep is the fallback
-            redis_rest.failed()
-            logger.warning("could not enqueue Apple Ads claim %s; the sweep will", claim_id,
-                           exc_info=True)
-            return
-
-
-def claim_retry_enqueue(claim_id: str, delay: float) -> None:
-    if runs_in_process():
-        return  # an eager task would ignore the countdown: the sweep sends it when due
-    from apple_ads import tasks
-
-    try:
-        tasks.apple_ads_exchange.apply_async((claim_id,), countdown=delay)
-    except Exception:  # noqa: BLE001 - the claim is pending in the database; the sweep sends it
-        logger.warning("could not schedule the retry of Apple Ads claim %s; the sweep will",
-                       claim_id, exc_info=True)
+    """One message per claim. Never raises: the sweep sends a claim whose message was lost."""
+    work_enqueue(CLAIMS, claim_ids)

@@ -2,12 +2,13 @@
 how Apple's answer to the AdServices attribution API is read, and when an exchange is retried or
 given up.
 
-Pure: standard library only, no ORM, no settings, no clock. The client hands in what came back
-(status, body or the network error); the service hands in the attempt number, the token's age
-and a random draw for the jitter. Apple documents four answers: 200 with the attribution record
-(`attribution` true or false), 400 (the token is invalid), 404 (no record yet: "a 404 can occur
-if you make an API call too quickly after receiving a valid token", retried every 5 s up to
-three times in Apple's own example) and 500 (Apple's server is unavailable).
+Pure: standard library (and outbox.timing) only, no ORM, no settings, no clock. The client hands
+in what came back (status, body or the network error); the service hands in the attempt number,
+the token's age and a random draw for the jitter. Apple documents four answers: 200 with the
+attribution record (`attribution` true or false), 400 (the token is invalid), 404 (no record
+yet: "a 404 can occur if you make an API call too quickly after receiving a valid token",
+retried every 5 s up to three times in Apple's own example) and 500 (Apple's server is
+unavailable).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import enum
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from outbox import timing
 
 # Apple: the token "has a 24-hour TTL". No retry is scheduled past it: the answer would be a 400.
 TOKEN_TTL_SECONDS = 24 * 3600
@@ -26,7 +29,6 @@ NOT_YET_DELAYS = (5, 5, 5, 30, 120, 600, 3600)
 # 5xx, 429, timeouts, refused connections: Apple is down or overloaded. Back off over most of
 # the token's life, so an outage of some hours loses no Apple Ads install.
 UNAVAILABLE_DELAYS = (60, 300, 1800, 7200, 21600, 43200)
-JITTER_FRACTION = 0.1
 RESPONSE_BODY_LIMIT = 2048
 MEDIA_SOURCE = "apple_search_ads"
 
@@ -63,6 +65,8 @@ FINAL_STATE = {
     Reading.REFUSED: State.FAILED,
 }
 RETRY_DELAYS = {Reading.NOT_YET: NOT_YET_DELAYS, Reading.UNAVAILABLE: UNAVAILABLE_DELAYS}
+# The first try and the longest schedule's retries.
+MAX_ATTEMPTS = 1 + max(len(delays) for delays in RETRY_DELAYS.values())
 
 
 @dataclass(frozen=True)
@@ -188,15 +192,16 @@ def decide(*, verdict: Verdict, attempt_number: int, token_age_seconds: float,
     delays = RETRY_DELAYS.get(verdict.reading)
     if delays is None or attempt_number > len(delays):
         return Decision(FINAL_STATE[verdict.reading])
-    retry_in = delays[attempt_number - 1] * (1 + JITTER_FRACTION * (2 * jitter - 1))
+    retry_in = timing.jittered(delays[attempt_number - 1], jitter)
     if token_age_seconds + retry_in >= TOKEN_TTL_SECONDS:
         return Decision(FINAL_STATE[verdict.reading])
-    return Decision(State.PENDING, max(0.0, retry_in))
+    return Decision(State.PENDING, retry_in)
 
 
-def lease_seconds(timeout: float) -> float:
-    """How long a claim taken by a worker is its own before the sweep takes it back."""
-    return 2 * timeout + 1
+def exhausted(*, attempts_made: int, token_age_seconds: float) -> bool:
+    """A claim whose worker was lost mid-exchange is given up once it has had as many tries as
+    the longest schedule allows, or once its token has expired (Apple would answer 400)."""
+    return attempts_made >= MAX_ATTEMPTS or token_age_seconds >= TOKEN_TTL_SECONDS
 
 
 def response_text(raw: bytes) -> str:

@@ -1,11 +1,9 @@
 """Liveness (/healthz: the process answers) and readiness (/readyz: its backing services do).
 
-/readyz also reports overdue deliveries (docs/delivery.md, "Overdue deliveries") as a
-"warning" check with their count, without failing readiness: this process can still serve, and
-taking every web process out of the load balancer would turn late postbacks into lost installs.
-Rows waiting in a default partition (clicks or events outside every day partition: beat has
-not made the day's partition, docs/decisions.md "Day partitions") are a "warning" too: nothing
-is refused for want of a partition, but the default partition only grows until beat runs.
+/readyz fails only on the database and Redis. Beside them it runs the checks the apps
+registered (attribution_site/readiness.py; each app's own `readiness` module says what it
+reports) and the read replica's lag, each reported as "ok", "warning" and the like without
+failing readiness.
 """
 
 from __future__ import annotations
@@ -14,9 +12,8 @@ import logging
 
 from django.conf import settings
 from django.db import connection
-from django.utils import timezone
 
-from attribution_site import redis_rest
+from attribution_site import readiness, redis_rest
 from attribution_site.api import envelope
 from attribution_site.api.exceptions import ServiceUnavailable
 
@@ -49,23 +46,6 @@ def _redis_ok() -> bool | None:
         return False
 
 
-def _deliveries(database_ok: bool) -> tuple[str, dict | None]:
-    """("ok" | "warning" | "not checked", the overdue figures)."""
-    if not database_ok:
-        return "not checked", None
-    from delivery import watch
-
-    try:
-        overdue = watch.overdue_now()
-    except Exception:  # noqa: BLE001
-        logger.warning("readiness: could not count overdue deliveries", exc_info=True)
-        return "not checked", None
-    return ("warning" if overdue.count else "ok"), {
-        "overdue": overdue.count, "overdue_capped": overdue.capped,
-        "oldest_overdue_seconds": overdue.oldest_late_seconds(timezone.now()),
-        "late_after_seconds": overdue.late_seconds}
-
-
 def _replica(database_ok: bool) -> tuple[str, dict | None]:
     """("ok" | "warning" | "down" | "not configured" | "not checked", the replay lag). Never a
     failure: reports read the primary while the replica is down (attribution_site/replica.py)."""
@@ -84,31 +64,14 @@ def _replica(database_ok: bool) -> tuple[str, dict | None]:
                        "replay_paused": lag.paused}
 
 
-def _partitions(database_ok: bool) -> tuple[str, dict | None]:
-    """("ok" | "warning" | "not checked", the rows in each default partition)."""
-    if not database_ok:
-        return "not checked", None
-    from tracking import partition_sql
-
-    try:
-        waiting = partition_sql.default_rows()
-    except Exception:  # noqa: BLE001
-        logger.warning("readiness: could not count rows in default partitions", exc_info=True)
-        return "not checked", None
-    if waiting is None:  # SQLite: plain tables
-        return "not checked", None
-    return ("warning" if any(waiting.values()) else "ok"), {
-        "default_rows": waiting, "default_rows_cap": partition_sql.DEFAULT_ROWS_CAP}
-
-
 def readyz(request):
     checks = {"database": _database_ok(), "redis": _redis_ok()}
     ready = all(ok is not False for ok in checks.values())
     body = {"status": "ready" if ready else "unavailable",
             "checks": {name: ("ok" if ok else "not configured" if ok is None else "down")
                        for name, ok in checks.items()}}
-    body["checks"]["deliveries"], body["deliveries"] = _deliveries(bool(checks["database"]))
-    body["checks"]["partitions"], body["partitions"] = _partitions(bool(checks["database"]))
+    for name, (state, details) in readiness.run_all(checks).items():
+        body["checks"][name], body[name] = state, details
     body["checks"]["replica"], body["replica"] = _replica(bool(checks["database"]))
     if ready:
         return envelope.success_response(body)

@@ -1,6 +1,7 @@
 """The delivery app: postbacks and signed webhooks (spec: Postback endpoints, Webhook
 endpoints, Events). On start it subscribes to tracking's domain events inside their transaction,
-so a delivery row commits (or rolls back) with the install or event that caused it.
+so a delivery row commits (or rolls back) with the install or event that caused it, and
+registers its readiness checks (delivery/readiness.py).
 """
 
 from django.apps import AppConfig
@@ -12,8 +13,9 @@ class DeliveryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from attribution_site import domain_events
+        from attribution_site import domain_events, readiness
         from delivery import services
+        from delivery.readiness import deliveries, delivery_workers
 
         subscriptions = (
             (domain_events.InstallAttributed, services.deliveries_for_installs),
@@ -24,6 +26,8 @@ class DeliveryConfig(AppConfig):
         for event_type, handler in subscriptions:
             domain_events.subscribe(event_type, handler)
         checks.register(private_networks_check, checks.Tags.security)
+        readiness.register("deliveries", deliveries)
+        readiness.register("delivery_workers", delivery_workers)
 
 
 def private_networks_check(app_configs=None, **kwargs):

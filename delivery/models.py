@@ -123,6 +123,11 @@ class Delivery(models.Model):
                          condition=models.Q(state__in=["pending", "sending"])),
             models.Index(fields=["completed_at"], name="delivery_completed_idx",
                          condition=models.Q(completed_at__isnull=False)),
+            # The logs' keyset over deliveries not yet attempted (docs/delivery.md, "Deliveries
+            # not yet attempted"): small, a delivery leaves it at its first attempt.
+            models.Index(fields=["app", "kind", "-created_at", "-id"],
+                         name="delivery_unattempted_idx",
+                         condition=models.Q(attempts_made=0)),
         ]
         verbose_name_plural = "deliveries"
 

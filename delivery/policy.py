@@ -1,9 +1,10 @@
-"""Delivery policy (spec: Events, "Delivery"; Limits): what counts as success, when to retry,
-which destinations are refused, and what a valid destination URL looks like.
+"""Delivery policy (spec: Events, "Delivery"; Limits): what counts as success, when to retry, which
+destinations are refused, and what a valid destination URL looks like.
 
-Pure: standard library only, no ORM, no settings, no clock. Callers pass in the configured
-timeout and delays, the attempt number and a random draw for the jitter, so every rule here
-is tested as a plain function. See docs/delivery.md for the reasoning behind each rule.
+Pure: standard library (and the outbox's pure jitter) only, no ORM, no settings, no clock.
+Callers pass in the configured delays, the attempt number and a random draw for the jitter, so
+every rule here is tested as a plain function. See docs/delivery.md for the reasoning behind
+each rule.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-# A little jitter spreads the retries of a burst of deliveries that failed together (a
-# receiver's outage) so they do not all come back in the same second: +/- 10 %.
-JITTER_FRACTION = 0.1
+from outbox import timing
+
 MAX_URL_LENGTH = 2048
 RESPONSE_BODY_LIMIT = 2048
 
@@ -93,20 +93,12 @@ def decide(*, verdict: Verdict, attempt_number: int, max_attempts: int,
     if verdict.permanent or attempt_number >= max_attempts or not delays:
         return Decision("failed")
     base = delays[min(attempt_number - 1, len(delays) - 1)]
-    return Decision("retry", retry_delay(base, jitter))
+    return Decision("retry", timing.jittered(base, jitter))
 
 
-def retry_delay(base: float, jitter: float) -> float:
-    return max(0.0, base * (1 + JITTER_FRACTION * (2 * jitter - 1)))
-
-
-def lease_seconds(timeout: float) -> float:
-    """How long a claimed delivery belongs to its worker before the sweep takes it back.
-
-    Twice the request budget plus a second: a worker that is merely slow to write its outcome
-    keeps its claim, and one that died gives the delivery back soon after the budget is spent.
-    """
-    return 2 * timeout + 1
+def exhausted(*, attempts_made: int, max_attempts: int) -> bool:
+    """A delivery whose worker was lost mid-send is given up once it has had all its tries."""
+    return attempts_made >= max_attempts
 
 
 # --- Destinations ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import CharField, Q, QuerySet, Value
+from django.db.models import CharField, Count, Q, QuerySet, Value
 
 from attribution_site import prepared
 from attribution_site.local_cache import LocalCache
@@ -91,6 +91,15 @@ def configs_for_app(*, kind: str, app_id: uuid.UUID) -> QuerySet[PostbackConfig 
     return CONFIG_MODELS[kind].objects.filter(app_id=app_id).order_by("created_at", "id")
 
 
+def configs_with_waiting(*, kind: str, app_id: uuid.UUID
+                         ) -> QuerySet[PostbackConfig | Webhook]:
+    """The app's postbacks or webhooks, oldest first, each with `waiting`: its deliveries that
+    are pending and not yet attempted (docs/delivery.md, "Deliveries not yet attempted")."""
+    unattempted = Q(deliveries__attempts_made=0, deliveries__state=State.PENDING)
+    return configs_for_app(kind=kind, app_id=app_id).annotate(
+        waiting=Count("deliveries", filter=unattempted))
+
+
 def config_for_organization(*, kind: str, organization_id: uuid.UUID, config_id: uuid.UUID
                             ) -> PostbackConfig | Webhook | None:
     return CONFIG_MODELS[kind].objects.filter(
@@ -106,21 +115,46 @@ def failed_deliveries_of_config(*, kind: str, config_id: uuid.UUID,
                                         **{field: config_id}).values_list("id", flat=True))
 
 
+# A log position: the moment of an entry and its id, an attempt's (int) or, for a delivery not
+# yet attempted, the delivery's (UUID). See docs/delivery.md, "Deliveries not yet attempted".
+Position = tuple[datetime, int | uuid.UUID]
+
+
 @dataclass(frozen=True)
 class LogPage:
-    attempts: list[DeliveryAttempt]
-    # (started_at, id) of the last attempt when older ones follow: where the next page starts.
-    next_position: tuple[datetime, int] | None
+    # Attempts, and for each delivery not yet attempted an unsaved attempt standing for it (no
+    # id, no number, no start: only its delivery), so every entry reads the same way.
+    entries: list[DeliveryAttempt]
+    next_position: Position | None  # where the next page starts when older entries follow
 
 
 def delivery_log(*, app_id: uuid.UUID, kind: str, limit: int,
                  config_id: uuid.UUID | None = None, states: Sequence[str] = (),
                  since: datetime | None = None, until: datetime | None = None,
-                 before: tuple[datetime, int] | None = None) -> LogPage:
-    """One page of attempts, newest first (by started_at, then id), each with its delivery
-    (state, event type, test flag). `since` is inclusive, `until` exclusive; `before` is a
-    position from a previous page: only attempts after it in that order. Keyset paging reads
-    the log index from the position on, so a deep page costs what the first one does."""
+                 before: Position | None = None) -> LogPage:
+    """One page of the log, newest first: attempts by (started_at, id), and deliveries not yet
+    attempted by (created_at, id), ahead of the attempts of the same moment. `since` is
+    inclusive, `until` exclusive; `before` is a position from a previous page. Keyset paging
+    reads each index from the position on, so a deep page costs what the first one does."""
+    attempts = _attempts_page(app_id=app_id, kind=kind, limit=limit, config_id=config_id,
+                              states=states, since=since, until=until, before=before)
+    waiting = _unattempted_page(app_id=app_id, kind=kind, limit=limit, config_id=config_id,
+                                states=states, since=since, until=until, before=before)
+    merged = sorted([*attempts, *waiting], key=_log_key, reverse=True)
+    if len(merged) <= limit:
+        return LogPage(merged, None)
+    moment, _, entry_id = _log_key(merged[limit - 1])
+    return LogPage(merged[:limit], (moment, entry_id))
+
+
+def _log_key(entry: DeliveryAttempt) -> tuple:
+    if entry.id is None:
+        return (entry.delivery.created_at, 1, entry.delivery_id)
+    return (entry.started_at, 0, entry.id)
+
+
+def _attempts_page(*, app_id, kind, limit, config_id, states, since, until, before
+                   ) -> list[DeliveryAttempt]:
     attempts = DeliveryAttempt.objects.filter(app_id=app_id, kind=kind)
     if config_id is not None:
         field = "delivery__postback_id" if kind == Kind.POSTBACK else "delivery__webhook_id"
@@ -132,16 +166,39 @@ def delivery_log(*, app_id: uuid.UUID, kind: str, limit: int,
     if until is not None:
         attempts = attempts.filter(started_at__lt=until)
     if before is not None:
-        started_at, attempt_id = before
+        moment, entry_id = before
         # (started_at, id) < position. The `<=` alone bounds the index scan; without it the
-        # OR would be a filter applied to every entry from the newest one down.
-        attempts = attempts.filter(started_at__lte=started_at).filter(
-            Q(started_at__lt=started_at) | Q(id__lt=attempt_id))
-    rows = list(attempts.select_related("delivery").order_by("-started_at", "-id")[:limit + 1])
-    if len(rows) <= limit:
-        return LogPage(rows, None)
-    last = rows[limit - 1]
-    return LogPage(rows[:limit], (last.started_at, last.id))
+        # OR would be a filter applied to every entry from the newest one down. After an
+        # unattempted delivery's position, every attempt of the same moment follows.
+        attempts = attempts.filter(started_at__lte=moment)
+        if isinstance(entry_id, int):
+            attempts = attempts.filter(Q(started_at__lt=moment) | Q(id__lt=entry_id))
+    return list(attempts.select_related("delivery").order_by("-started_at", "-id")[:limit + 1])
+
+
+def _unattempted_page(*, app_id, kind, limit, config_id, states, since, until, before
+                      ) -> list[DeliveryAttempt]:
+    deliveries = Delivery.objects.filter(app_id=app_id, kind=kind, attempts_made=0)
+    if config_id is not None:
+        field = "postback_id" if kind == Kind.POSTBACK else "webhook_id"
+        deliveries = deliveries.filter(**{field: config_id})
+    if states:
+        deliveries = deliveries.filter(state__in=list(states))
+    if since is not None:
+        deliveries = deliveries.filter(created_at__gte=since)
+    if until is not None:
+        deliveries = deliveries.filter(created_at__lt=until)
+    if before is not None:
+        moment, entry_id = before
+        if isinstance(entry_id, int):  # after an attempt: only earlier moments
+            deliveries = deliveries.filter(created_at__lt=moment)
+        else:
+            deliveries = deliveries.filter(created_at__lte=moment).filter(
+                Q(created_at__lt=moment) | Q(id__lt=entry_id))
+    rows = deliveries.order_by("-created_at", "-id")[:limit + 1]
+    return [DeliveryAttempt(delivery=delivery, app_id=delivery.app_id, kind=delivery.kind,
+                            id=None, number=None, http_method=None, url=None,
+                            response_body=None, started_at=None) for delivery in rows]
 
 
 # Readiness probes call this every few seconds: past this many, "at least" is enough to act on.

@@ -144,21 +144,24 @@ class WebhookOutput(serializers.Serializer):
 
 
 class LogEntryOutput(serializers.Serializer):
-    """One attempt. The response body is plain text: clients must never render it as HTML."""
+    """One attempt, or a delivery not yet attempted, whose attempt fields are null
+    (docs/delivery.md, "Deliveries not yet attempted"). The response body is plain text:
+    clients must never render it as HTML."""
 
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(allow_null=True)
     delivery_id = serializers.UUIDField()
     event_type = serializers.CharField(source="delivery.event_type")
     is_test = serializers.BooleanField(source="delivery.is_test")
-    attempt_number = serializers.IntegerField(source="number")
-    http_method = serializers.CharField()
-    resolved_url = serializers.CharField(source="url")
+    attempt_number = serializers.IntegerField(source="number", allow_null=True)
+    http_method = serializers.CharField(allow_null=True)
+    resolved_url = serializers.CharField(source="url", allow_null=True)
     status_code = serializers.IntegerField(allow_null=True)
-    response_body = serializers.CharField()
+    response_body = serializers.CharField(allow_null=True)
     error_message = serializers.CharField(allow_null=True)
     success = serializers.BooleanField(source="succeeded", allow_null=True)
     duration_ms = serializers.IntegerField(allow_null=True)
-    started_at = serializers.DateTimeField()
+    queued_at = serializers.DateTimeField(source="delivery.created_at")
+    started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     delivery_state = serializers.CharField(source="delivery.state")
     next_attempt_at = serializers.SerializerMethodField()
@@ -197,29 +200,32 @@ class LogQuery:
     states: tuple[str, ...]
     since: datetime | None
     until: datetime | None
-    before: tuple[datetime, int] | None  # the decoded cursor
+    before: tuple[datetime, int | uuid.UUID] | None  # the decoded cursor
 
 
-def log_cursor(position: tuple[datetime, int] | None) -> str | None:
-    """Opaque to clients: the position of the last entry of a page, as URL-safe base64."""
+def log_cursor(position: tuple[datetime, int | uuid.UUID] | None) -> str | None:
+    """Opaque to clients: the position of the last entry of a page (its moment and its
+    attempt id, or a not yet attempted delivery's id), as URL-safe base64."""
     if position is None:
         return None
-    started_at, attempt_id = position
-    text = json.dumps([started_at.astimezone(UTC).isoformat(), attempt_id],
-                      separators=(",", ":"))
+    moment, entry_id = position
+    entry = entry_id if isinstance(entry_id, int) else str(entry_id)
+    text = json.dumps([moment.astimezone(UTC).isoformat(), entry], separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def _position(cursor: str) -> tuple[datetime, int]:
+def _position(cursor: str) -> tuple[datetime, int | uuid.UUID]:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        started_at, attempt_id = json.loads(text)
-        moment = datetime.fromisoformat(started_at)
+        moment_text, entry = json.loads(text)
+        moment = datetime.fromisoformat(moment_text)
+        entry_id = uuid.UUID(entry) if isinstance(entry, str) else entry
     except (ValueError, TypeError, UnicodeDecodeError):
         raise ValueError(CURSOR_MESSAGE) from None
-    if moment.tzinfo is None or type(attempt_id) is not int or attempt_id < 1:
+    known = isinstance(entry_id, uuid.UUID) or (type(entry_id) is int and entry_id >= 1)
+    if moment.tzinfo is None or not known:
         raise ValueError(CURSOR_MESSAGE)
-    return moment, attempt_id
+    return moment, entry_id
 
 
 def _moment(text: str) -> datetime:

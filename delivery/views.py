@@ -44,8 +44,10 @@ APP_QUERY = OpenApiParameter("app_id", str, required=True, description="App UUID
 LOG_QUERY = [
     OpenApiParameter("limit", int, description="1 to 500, default 50"),
     OpenApiParameter("cursor", str, description="next_cursor of the previous page"),
-    OpenApiParameter("since", str, description="ISO 8601 date-time, inclusive (started_at)"),
-    OpenApiParameter("until", str, description="ISO 8601 date-time, exclusive (started_at)"),
+    OpenApiParameter("since", str, description="ISO 8601 date-time, inclusive (started_at; "
+                     "queued_at for a delivery not yet attempted)"),
+    OpenApiParameter("until", str, description="ISO 8601 date-time, exclusive (started_at; "
+                     "queued_at for a delivery not yet attempted)"),
     OpenApiParameter("state", str, description="delivery states, comma-separated: pending, "
                      "sending, succeeded, failed, cancelled"),
 ]
@@ -172,7 +174,8 @@ class ConfigTestView(ConfigView):
 
 class ConfigLogView(ReportReads, ConfigView):
     """A page of the delivery log of one app, newest first, with the cursor of the next:
-    attempts from where reports read, the configuration from the primary."""
+    attempts and deliveries not yet attempted from where reports read, the configuration from
+    the primary."""
 
     def get(self, request):
         app = self.get_app_from_query("app_id")
@@ -182,7 +185,7 @@ class ConfigLogView(ReportReads, ConfigView):
         page = selectors.delivery_log(
             app_id=app.id, kind=self.kind, limit=query.limit, config_id=query.config_id,
             states=query.states, since=query.since, until=query.until, before=query.before)
-        return Response({"logs": self.log_output(page.attempts, many=True).data,
+        return Response({"logs": self.log_output(page.entries, many=True).data,
                          "next_cursor": log_cursor(page.next_position)})
 
 

@@ -2,8 +2,8 @@
 deliveries"). A delivery whose queue nobody consumes fails silently: no attempt, no error, just
 a row that stays pending. So overdue deliveries are counted (selectors.deliveries_overdue) and
 reported in three places: /readyz, a WARNING in the logs of beat and of the worker that runs
-the sweep, and `manage.py delivery_health`, which also asks the broker which queues the workers
-consume.
+the sweep, and `manage.py delivery_health`. The last two places also ask the workers which
+queues they consume, so a delivery queue nobody consumes shows at once (delivery/readiness.py).
 
 Beat is the one process that runs whichever queues the workers consume, so it does the
 checking: each time it sends `delivery.sweep` it counts overdue deliveries in a thread of its
@@ -93,9 +93,9 @@ class QueueState:
     workers: tuple[str, ...]  # the workers that answered and consume it
 
 
-def queues_state(*, timeout: float) -> list[QueueState]:
-    """Messages waiting in each declared queue and which workers consume it. Workers that do
-    not answer within `timeout` seconds count as absent."""
+def queue_consumers(*, timeout: float) -> dict[str, tuple[str, ...]]:
+    """The workers consuming each queue, by queue name, as the workers answer a broadcast.
+    Workers that do not answer within `timeout` seconds count as absent."""
     from attribution_site.celery import app
 
     answers = app.control.inspect(timeout=timeout).active_queues() or {}
@@ -103,6 +103,15 @@ def queues_state(*, timeout: float) -> list[QueueState]:
     for worker, queues in sorted(answers.items()):
         for queue in queues or ():
             consumers.setdefault(queue["name"], []).append(worker)
+    return {name: tuple(workers) for name, workers in consumers.items()}
+
+
+def queues_state(*, timeout: float) -> list[QueueState]:
+    """Messages waiting in each declared queue and which workers consume it. Workers that do
+    not answer within `timeout` seconds count as absent."""
+    from attribution_site.celery import app
+
+    consumers = queue_consumers(timeout=timeout)
     states = []
     with app.connection_for_read() as connection:
         channel = connection.default_channel
@@ -111,5 +120,5 @@ def queues_state(*, timeout: float) -> list[QueueState]:
             # queue, which has no key.
             declared = channel.queue_declare(queue.name)
             states.append(QueueState(queue.name, declared.message_count,
-                                     tuple(consumers.get(queue.name, ()))))
+                                     consumers.get(queue.name, ())))
     return states

@@ -107,8 +107,8 @@ class DeliveriesPage(AppPage):
 
     def get(self, request, app_id):
         return render(request, "console/deliveries/list.html", self.context(
-            postbacks=selectors.configs_for_app(kind="postback", app_id=self.app.id),
-            webhooks=selectors.configs_for_app(kind="webhook", app_id=self.app.id)))
+            postbacks=selectors.configs_with_waiting(kind="postback", app_id=self.app.id),
+            webhooks=selectors.configs_with_waiting(kind="webhook", app_id=self.app.id)))
 
 
 class KindPage(AppPage):
@@ -250,13 +250,13 @@ class ConfigLogPage(ReportReads, KindPage):
         filters = {"state": list(query.states)} if query.states else {}
         cursor = log_cursor(page.next_position)
         return render(request, "console/deliveries/log.html", self.context(**{
-            **context, "entries": page.attempts, "chosen_states": query.states,
+            **context, "entries": page.entries, "chosen_states": query.states,
             "first_page": query.before is None,
             "older": urlencode({**filters, "cursor": cursor}, doseq=True) if cursor else None,
             "newest": urlencode(filters, doseq=True),
             "here": params.urlencode(),
             "failed_ids": list(dict.fromkeys(
-                str(entry.delivery_id) for entry in page.attempts
+                str(entry.delivery_id) for entry in page.entries
                 if entry.delivery.state == State.FAILED))}))
 
 

@@ -1,7 +1,8 @@
 """Delivery writes (spec: Postback endpoints, Webhook endpoints, Events), one module per job:
 `configs` (postback and webhook configurations), `fanout` (the delivery rows created with the
 facts), `sending` (claim -> send -> record), `upkeep` (sweep, redeliver, prune) and
-`test_sends` (the test endpoints). Handing deliveries to the workers is `delivery.enqueue`.
+`test_sends` (the test endpoints). Claim, record, retry and sweep are the outbox's
+(docs/outbox.md); deliveries are declared as one of its kinds in `delivery.enqueue`.
 Callers use `from delivery import services` and the names below; see docs/delivery.md.
 """
 

@@ -1,9 +1,8 @@
-"""The claim -> send -> record cycle that workers, test sends and redelivered deliveries all
-go through (spec: Events, "Delivery"; docs/delivery.md, "Never lost"): a worker claims a due
-delivery with a conditional UPDATE, so a duplicated message sends nothing twice; the request is
-built from the frozen body and the configuration as it is now; the network call happens
-outside any transaction; every try is an attempt row; the policy decides success, retry or
-failure, and a retry is scheduled after commit.
+"""Sending one delivery (spec: Events, "Delivery"; docs/delivery.md, "Never lost"), which
+workers, test sends and redelivered deliveries all go through: the outbox's claim -> try ->
+record cycle (docs/outbox.md) with what is delivery's own in the middle. The request is built
+from the frozen body and the configuration as it is now; the network call happens outside any
+transaction; the policy decides success, retry or failure.
 """
 
 from __future__ import annotations
@@ -11,15 +10,14 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from delivery import crypto, enqueue, payloads, policy, transport
+from delivery import crypto, payloads, policy, transport
+from delivery.enqueue import DELIVERIES
 from delivery.models import (
     Delivery,
     DeliveryAttempt,
@@ -30,6 +28,8 @@ from delivery.models import (
     Webhook,
 )
 from delivery.policy import ErrorKind, Outcome
+from outbox.claim import work_claim, work_due
+from outbox.record import Result, attempt_record
 
 
 def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
@@ -40,19 +40,19 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
     DELIVERY_TIMEOUT_SECONDS.
     """
     now = timezone.now()
-    delivery = (Delivery.objects.select_related("postback", "webhook")
-                .filter(id=delivery_id).first())
-    if delivery is None or delivery.state != State.PENDING:
+    delivery = work_due(DELIVERIES, delivery_id, now=now,
+                        queryset=Delivery.objects.select_related("postback", "webhook"))
+    if delivery is None:
         return None
-    if delivery.next_attempt_at is not None and delivery.next_attempt_at > now:
-        return None  # a duplicate message ahead of the retry schedule; its turn will come
     config = delivery.postback if delivery.kind == Kind.POSTBACK else delivery.webhook
     if config is None or (not config.active and not delivery.is_test):
         Delivery.objects.filter(id=delivery.id, state=State.PENDING).update(
             state=State.CANCELLED, next_attempt_at=None, completed_at=now, updated_at=now)
         return None
     request, problem = _outbound_request(delivery, config, now)
-    attempt = _claim(delivery, request, now)
+    attempt = work_claim(DELIVERIES, delivery, now=now, app_id=delivery.app_id,
+                         kind=delivery.kind, http_method=request.method,
+                         url=payloads.mask_url(request.url))
     if attempt is None:
         return None
     if problem is not None:
@@ -60,7 +60,21 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
     else:
         outcome = transport.send(request, timeout=settings.DELIVERY_TIMEOUT_SECONDS,
                                  allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
-    return _record(delivery, attempt, outcome)
+    attempt_record(DELIVERIES, delivery, attempt, _result(attempt, delivery, outcome),
+                   now=timezone.now())
+    return attempt
+
+
+def _result(attempt: DeliveryAttempt, delivery: Delivery, outcome: Outcome) -> Result:
+    verdict = policy.judge(outcome)
+    decision = policy.decide(verdict=verdict, attempt_number=attempt.number,
+                             max_attempts=delivery.max_attempts,
+                             delays=settings.DELIVERY_RETRY_DELAYS, jitter=random.random())
+    final = State.SUCCEEDED if decision.state == "succeeded" else State.FAILED
+    return Result(state=final, retry_in=decision.retry_in, attempt={
+        "status_code": outcome.status_code, "response_body": outcome.response_body,
+        "error_message": verdict.error_message or "", "succeeded": verdict.succeeded,
+        "duration_ms": outcome.duration_ms})
 
 
 def _outbound_request(delivery: Delivery, config: PostbackConfig | Webhook, now: datetime
@@ -91,57 +105,3 @@ def _outbound_request(delivery: Delivery, config: PostbackConfig | Webhook, now:
 def _authority(url: str) -> tuple[str, str | None, int | None]:
     parts = urlsplit(url)
     return parts.scheme, parts.hostname, parts.port
-
-
-def _claim(delivery: Delivery, request: transport.OutboundRequest, now: datetime
-           ) -> DeliveryAttempt | None:
-    """Take the delivery for this worker: a conditional UPDATE that only one caller wins, and
-    the attempt row, in one short transaction with no network in it."""
-    lease = timedelta(seconds=policy.lease_seconds(settings.DELIVERY_TIMEOUT_SECONDS))
-    with transaction.atomic():
-        claimed = Delivery.objects.filter(
-            id=delivery.id, state=State.PENDING, next_attempt_at__lte=now,
-        ).update(state=State.SENDING, attempts_made=F("attempts_made") + 1,
-                 lease_expires_at=now + lease, updated_at=now)
-        if not claimed:
-            return None
-        number = Delivery.objects.values_list("attempts_made", flat=True).get(id=delivery.id)
-        return DeliveryAttempt.objects.create(
-            delivery=delivery, app_id=delivery.app_id, kind=delivery.kind, number=number,
-            http_method=request.method, url=payloads.mask_url(request.url), started_at=now)
-
-
-def _record(delivery: Delivery, attempt: DeliveryAttempt, outcome: Outcome) -> DeliveryAttempt:
-    verdict = policy.judge(outcome)
-    decision = policy.decide(verdict=verdict, attempt_number=attempt.number,
-                             max_attempts=delivery.max_attempts,
-                             delays=settings.DELIVERY_RETRY_DELAYS, jitter=random.random())
-    now = timezone.now()
-    attempt.status_code = outcome.status_code
-    attempt.response_body = outcome.response_body
-    attempt.error_message = verdict.error_message or ""
-    attempt.succeeded = verdict.succeeded
-    attempt.duration_ms = outcome.duration_ms
-    attempt.finished_at = now
-    state = {"succeeded": State.SUCCEEDED, "retry": State.PENDING,
-             "failed": State.FAILED}[decision.state]
-    next_at = now + timedelta(seconds=decision.retry_in) if decision.retry_in is not None else None
-    with transaction.atomic():
-        # An UPDATE, not save(): if the app was deleted meanwhile there is nothing to write.
-        DeliveryAttempt.objects.filter(id=attempt.id).update(
-            status_code=attempt.status_code, response_body=attempt.response_body,
-            error_message=attempt.error_message, succeeded=attempt.succeeded,
-            duration_ms=attempt.duration_ms, finished_at=attempt.finished_at)
-        # Only while this worker still holds the claim: if the sweep took the delivery back
-        # (lease expired) its new owner decides, and this attempt is just logged.
-        moved = Delivery.objects.filter(
-            id=delivery.id, state=State.SENDING, attempts_made=attempt.number,
-        ).update(state=state, next_attempt_at=next_at, lease_expires_at=None,
-                 completed_at=None if state == State.PENDING else now, updated_at=now)
-        if moved and decision.retry_in is not None:
-            delay = decision.retry_in
-            transaction.on_commit(
-                lambda: enqueue.delivery_retry_enqueue(str(delivery.id), delay))
-    if moved:
-        delivery.state, delivery.next_attempt_at = state, next_at
-    return attempt

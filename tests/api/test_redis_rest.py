@@ -83,6 +83,6 @@ def test_installs_keep_answering_while_redis_hangs(api, app, hung_redis, setting
 
 def test_deliveries_are_left_to_the_sweep_while_redis_rests(caplog):
     redis_rest.failed()
-    with caplog.at_level(logging.WARNING, logger="delivery.enqueue"):
+    with caplog.at_level(logging.WARNING, logger="outbox.enqueue"):
         deliveries_enqueue([str(uuid.uuid4())])
-    assert "1 deliveries left to the sweep" in caplog.text
+    assert "1 left to the sweep (delivery)" in caplog.text

@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from analytics.models import RollupDirtyDay, RollupKind
-from apple_ads import services
+from apple_ads import policy, services
 from apple_ads.models import Attempt, Claim
 from apple_ads.policy import State
 from delivery.models import Delivery
@@ -216,3 +216,16 @@ def test_the_sweep_takes_back_a_claim_whose_worker_died_and_resends_lost_ones(
     claim.refresh_from_db()
     assert claim.state == State.ATTRIBUTED and claim.attempts_made == 2
     assert Attempt.objects.get(number=1).error_message.startswith("Interrupted")
+
+
+def test_the_sweep_gives_up_a_claim_whose_worker_died_once_its_token_expired(
+        sdk, app, apple_api):
+    apple_api(apple(200, ATTRIBUTED))
+    ios_install(sdk, app)
+    day_ago = timezone.now() - timedelta(seconds=policy.TOKEN_TTL_SECONDS + 60)
+    Claim.objects.update(state=State.SENDING, received_at=day_ago, attempts_made=3,
+                         lease_expires_at=timezone.now() - timedelta(minutes=5))
+    assert services.claims_sweep(now=timezone.now(), grace_seconds=0) == []
+    claim = Claim.objects.get()
+    assert claim.state == State.FAILED and claim.token == "" and claim.completed_at
+    assert claim.last_error.startswith("Given up")

@@ -57,6 +57,20 @@ def test_the_list_shows_both_kinds_with_their_state_and_actions(console, app):
     assert body.count('<input type="hidden" name="active" value="true">') == 1  # Activate
 
 
+def test_the_list_counts_each_configurations_deliveries_not_yet_tried(console, app):
+    postback = make_postback(app, "https://network.example/pb")
+    webhook, _ = make_webhook(app, "https://hooks.example/in")
+    for state, attempts_made in ((State.PENDING, 0), (State.PENDING, 0), (State.PENDING, 0),
+                                 (State.PENDING, 1), (State.CANCELLED, 0)):
+        Delivery.objects.create(app=app, kind="postback", postback=postback, event_type="install",
+                                source_id=str(uuid.uuid4()), body="{}", max_attempts=4,
+                                state=state, attempts_made=attempts_made)
+    body = body_of(console.get(page("deliveries", app)))
+    log = page("delivery-log", app, "postback", postback.id)
+    assert f'<a href="{log}?state=pending">3</a>' in body
+    assert page("delivery-log", app, "webhook", webhook.id) + "?state=pending" not in body
+
+
 def test_user_typed_urls_and_sources_are_shown_as_text(console, app):
     make_postback(app, f"https://network.example/pb?c={XSS_CAMPAIGN}", media_source=XSS_SOURCE)
     make_webhook(app, f"https://hooks.example/{XSS_CAMPAIGN}")
@@ -305,6 +319,20 @@ def test_the_log_shows_response_bodies_as_text_and_filters_by_state(console, app
     assert only_failed.count('<tr class="failed">') == 2
     assert 'value="failed" checked' in only_failed
     assert '<tr class="succeeded">' not in only_failed
+
+
+def test_the_log_shows_deliveries_waiting_for_a_worker(console, app):
+    postback = make_postback(app, "https://fb.example/x")
+    for _ in range(2):
+        Delivery.objects.create(app=app, kind="postback", postback=postback, event_type="install",
+                                source_id=str(uuid.uuid4()), body="{}", max_attempts=4)
+    url = page("delivery-log", app, "postback", postback.id)
+    only_pending = body_of(console.get(url + "?state=pending"))
+    assert only_pending.count('<tr class="waiting">') == 2
+    assert only_pending.count("not yet tried of 4") == 2
+    assert only_pending.count("Not attempted yet: waiting for a worker.") == 2
+    assert "No entries of deliveries in that state" not in only_pending
+    assert not DeliveryAttempt.objects.exists()
 
 
 def test_a_bad_cursor_is_a_message_not_an_error_page(console, app):

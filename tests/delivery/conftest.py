@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from attribution_site import domain_events
 from delivery import crypto, selectors, services
+from delivery import readiness as delivery_readiness
 from delivery.models import Delivery, PostbackConfig, Webhook
 from tests.delivery.receivers import Receiver, Reply
 from tests.processes import Process, readme_commands, service_env
@@ -178,6 +179,12 @@ def celery_worker():
     purge_delivery_queue()
     with running_worker() as worker:
         yield worker
+
+
+@pytest.fixture
+def fresh_worker_answer(monkeypatch):
+    """/readyz asks the workers again rather than reuse an answer kept from another test."""
+    monkeypatch.setattr(delivery_readiness, "_answer", None)
 
 
 def purge_delivery_queue() -> None:

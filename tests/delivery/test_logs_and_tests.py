@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 LOG_FIELDS = {"id", "delivery_id", "postback_id", "event_type", "is_test", "attempt_number",
               "http_method", "resolved_url", "status_code", "response_body", "error_message",
-              "success", "duration_ms", "started_at", "finished_at", "delivery_state",
+              "success", "duration_ms", "queued_at", "started_at", "finished_at", "delivery_state",
               "next_attempt_at"}
 
 

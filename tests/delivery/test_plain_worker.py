@@ -76,7 +76,7 @@ def test_a_sweep_sent_by_beat_rescues_a_delivery_whose_message_was_lost(
     wait_until(lambda: Delivery.objects.get().state == State.SUCCEEDED, timeout=30)
     assert DeliveryAttempt.objects.get().delivery_id == delivery.id
     assert "Sending due task delivery-sweep (delivery.sweep)" in beat.output()
-    assert "sweep re-enqueued 1 deliveries" in worker.output()
+    assert "delivery sweep re-sent 1 (0 taken back" in worker.output()
 
 
 def test_delivery_health_names_the_plain_worker_as_the_consumer_of_every_queue(
@@ -86,3 +86,11 @@ def test_delivery_health_names_the_plain_worker_as_the_consumer_of_every_queue(
     assert re.search(r"queue delivery: 0 messages waiting, consumed by celery@\S+", out), out
     assert re.search(r"queue celery: 0 messages waiting, consumed by celery@\S+", out), out
     assert out.rstrip().endswith("ok")
+
+
+def test_readyz_names_the_plain_worker_as_the_consumer_of_the_delivery_queue(
+        plain_worker, client, fresh_worker_answer):
+    data = client.get("/readyz").json()["data"]
+    assert data["checks"]["delivery_workers"] == "ok"
+    [worker] = data["delivery_workers"]["workers"]
+    assert worker.startswith("celery@")

@@ -62,8 +62,9 @@ def test_success_ends_the_delivery_and_a_permanent_failure_is_not_retried():
                          jitter=0).state == "failed"
 
 
-def test_the_lease_outlasts_a_full_length_request():
-    assert policy.lease_seconds(10) > 10
+def test_a_delivery_whose_worker_was_lost_is_given_up_once_it_had_all_its_tries():
+    assert not policy.exhausted(attempts_made=3, max_attempts=4)
+    assert policy.exhausted(attempts_made=4, max_attempts=4)
 
 
 # The address table, in every spelling, plus the neighbours of each category.
