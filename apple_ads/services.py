@@ -1,5 +1,6 @@
-"""Apple Ads claims (issue 14, part 3; docs/apple.md): the claim created with an iOS install that
-brought an AdServices token, and the claim -> exchange -> record cycle that workers run.
+"""Apple Ads claims (docs/apple.md, "Apple Ads: a correction after the waterfall"): the claim
+created with an iOS install that brought an AdServices token, and the claim -> exchange ->
+record cycle that workers run.
 
 The claim is added to the install's own write (a subscriber of InstallAttributed), so a token is
 never lost between the install and its claim, and a repeat install (which publishes nothing)

@@ -1,7 +1,8 @@
-"""Celery tasks of Apple Ads claims (issue 14, part 3). Thin: each takes an id or nothing and
-calls one service. They go to the default queue (`celery`), which a plain
-`celery -A attribution_site worker` consumes; a `-Q delivery` pool never sees them, so a slow
-Apple never holds up postbacks. No autoretry: apple_ads.policy classifies every outcome.
+"""Celery tasks of Apple Ads claims (docs/apple.md, "Apple Ads: a correction after the
+waterfall"). Thin: each takes an id or nothing and calls one service. They go to the default
+queue (`celery`), which a plain `celery -A attribution_site worker` consumes; a `-Q delivery`
+pool never sees them, so a slow Apple never holds up postbacks. No autoretry: apple_ads.policy
+classifies every outcome.
 """
 
 from __future__ import annotations
