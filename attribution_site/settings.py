@@ -187,8 +187,10 @@ CELERY_TASK_QUEUES = (
 DELIVERY_TIMEOUT_SECONDS = env.int("DELIVERY_TIMEOUT_SECONDS", 10, minimum=1)
 # One retry per delay (seconds, +/- 10 % jitter): 3 retries, 4 attempts in all by default.
 DELIVERY_RETRY_DELAYS = env.int_list("DELIVERY_RETRY_DELAYS", [60, 300, 1800])
-# Lifts the refusal of loopback/private/link-local destinations: local development and tests.
-DELIVERY_ALLOW_PRIVATE_NETWORKS = env.bool("DELIVERY_ALLOW_PRIVATE_NETWORKS", False)
+# Lifts the refusal of loopback/private/link-local destinations, and lets webhooks use plain
+# http: local development and tests. On by default with DEBUG (`make run`), so a receiver on
+# the developer's own machine works; off in production unless set.
+DELIVERY_ALLOW_PRIVATE_NETWORKS = env.bool("DELIVERY_ALLOW_PRIVATE_NETWORKS", DEBUG)
 # A pending delivery this long past due is presumed to have lost its message and re-enqueued.
 DELIVERY_SWEEP_GRACE_SECONDS = env.int("DELIVERY_SWEEP_GRACE_SECONDS", 120, minimum=0)
 DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum=1)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 
 from attribution_site.api.exceptions import ValidationFailed
@@ -24,7 +25,7 @@ from attribution_site.api.fields import (
     refuse_immutable,
 )
 from attribution_site.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, limit_parse
-from delivery import payloads, policy
+from delivery import payloads, policy, transport
 from delivery.models import HttpMethod, State
 from delivery.services import UPDATABLE_POSTBACK_FIELDS, UPDATABLE_WEBHOOK_FIELDS
 
@@ -53,7 +54,11 @@ class WebhookUrlField(StrictCharField):
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
-        problem = policy.url_problem(value, schemes=("https",))
+        # The spec's webhooks are https; plain http only where local receivers are allowed.
+        local = settings.DELIVERY_ALLOW_PRIVATE_NETWORKS
+        problem = policy.url_problem(value, schemes=("http", "https") if local else ("https",))
+        if problem and not local and value.lower().startswith("http://"):
+            problem = f"{problem} {transport.LOCAL_RECEIVERS_HINT}"
         if problem:
             raise serializers.ValidationError(problem)
         return value

@@ -69,6 +69,12 @@ def checked_addresses(host: str, port: int, *, allow_private: bool) -> list[str]
     return addresses
 
 
+# Said where a person configures a receiver: the refusal alone left them at a wall.
+LOCAL_RECEIVERS_HINT = ("To try a receiver on your own machine or network, set "
+                        "DELIVERY_ALLOW_PRIVATE_NETWORKS=1 (on by default with DEBUG=1, as "
+                        "`make run` runs); keep it off in production.")
+
+
 def destination_refusal(url: str, *, allow_private: bool) -> str | None:
     """The save-time check: why `url`'s host must not be called, or None.
 
@@ -80,7 +86,7 @@ def destination_refusal(url: str, *, allow_private: bool) -> str | None:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         checked_addresses(parts.hostname or "", port, allow_private=allow_private)
     except Refused as exc:
-        return str(exc)
+        return f"{exc} {LOCAL_RECEIVERS_HINT}"
     except (OSError, UnicodeError, ValueError):
         return None
     return None

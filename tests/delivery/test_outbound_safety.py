@@ -56,7 +56,9 @@ def test_the_metadata_address_is_named_in_the_refusal(owner_api, app, address_ch
         "app_id": str(app.id), "url": "https://169.254.169.254/latest/meta-data/",
         "events": ["install"]}, format="json")
     assert response.json()["error"]["details"]["url"] == [
-        "Refused: 169.254.169.254 is a link-local address (cloud metadata lives there)."]
+        "Refused: 169.254.169.254 is a link-local address (cloud metadata lives there). To try a "
+        "receiver on your own machine or network, set DELIVERY_ALLOW_PRIVATE_NETWORKS=1 (on by "
+        "default with DEBUG=1, as `make run` runs); keep it off in production."]
 
 
 def test_updating_to_a_private_destination_is_refused(owner_api, app, address_checks_on):
