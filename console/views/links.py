@@ -117,8 +117,11 @@ class LinkListPage(LinksPage):
         more = len(links) > limit
         links = links[:limit]
         origin = self.own_origin
-        rows = [{"link": link, "short_url": link_short_url(link, own_origin=origin)}
-                for link in links]
+        with reports():
+            clicks = report.recent_clicks(link_ids=[link.id for link in links],
+                                          now=timezone.now())
+        rows = [{"link": link, "short_url": link_short_url(link, own_origin=origin),
+                 "clicks": clicks.get(link.id, 0)} for link in links]
         return render(request, "console/links/list.html", self.context(
             links=rows, paged=bool(cursor),
             next_cursor=list_cursor(links[-1]) if more else None))

@@ -74,6 +74,19 @@ def test_the_list_shows_each_link_newest_first_with_its_short_url_and_a_copy_but
     assert 'aria-current="page">Links<' in html
 
 
+def test_the_list_shows_each_links_clicks_of_the_last_seven_days(console, app):
+    busy = link_create(app=app, name="Busy", media_source="instagram", code="busy")
+    link_create(app=app, name="Quiet", media_source="instagram", code="quiet")
+    now = timezone.now()
+    for at in (now, now - timedelta(days=6), now - timedelta(days=8)):  # the last is too old
+        ClickArchive.objects.create(app=app, media_source="instagram", clicked_at=at,
+                                    link_id=busy.id)
+    html = html_of(console.get(base(app)))
+    assert '<th scope="col" class="num">Clicks (7 days)</th>' in html
+    cells = re.findall(r'<td class="num">(\d+)</td>', html)
+    assert cells == ["0", "2"]  # newest first: Quiet, then Busy
+
+
 def test_the_list_names_the_configured_origin_of_short_links(console, app):
     link_create(app=app, media_source="instagram", code="summer")
     with override_settings(LINKS_BASE_URL="https://go.acme.example"):
