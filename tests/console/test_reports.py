@@ -156,6 +156,15 @@ def test_overview_chart_data_and_its_table_give_every_day(console, scenario):
     assert "charts.js" in html and "chart.umd.min.js" in html
 
 
+def test_a_one_day_overview_shows_the_day_as_figures_not_one_giant_bar(console, scenario):
+    day = scenario.day1.isoformat()
+    html = page(console, "overview", scenario.app,
+                {"range": "custom", "start": day, "end": day})
+    assert 'data-chart="daily"' not in html and 'id="daily-data"' not in html
+    assert '<details class="daily-table" open>' in html
+    assert body_rows(html) == [f"{scenario.day1} 2 1 3 17.50"]
+
+
 def test_overview_without_data_points_to_keys_and_the_link_builder(console, app):
     html = page(console, "overview", app)
     assert "No clicks, installs or revenue in this range yet." in html
