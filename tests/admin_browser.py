@@ -2,13 +2,15 @@
 reads a page's form as a browser would submit it (every input, select and textarea, the
 formsets' management fields and the CSRF token included), changes what the operator changes
 and posts it back. CSRF checks are on, as in production; nothing is posted that the page did
-not offer.
+not offer. It browses through Django's test client, or over HTTP to a running server.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
+import requests
 from django.test import Client
 
 UNSENT_INPUTS = {"submit", "button", "image", "reset", "file"}
@@ -80,87 +82,115 @@ class _Forms(HTMLParser):
             self._form = None
 
 
-class AdminBrowser:
-    """The Django test client as an operator's browser: real requests, real form posts."""
+@dataclass(frozen=True)
+class Page:
+    status: int
+    location: str
+    text: str
 
-    def __init__(self):
-        self.client = Client(enforce_csrf_checks=True)
+
+def _fields(form: dict) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for name, value in form["fields"]:
+        fields.setdefault(name, []).append(value)
+    return fields
+
+
+class AdminBrowser:
+    """An operator's browser: real requests, real form posts, redirects not followed. With
+    `server` (a URL) it talks HTTP to that server; else it goes through Django's test client."""
+
+    def __init__(self, server: str | None = None):
+        self.server = server
+        if server is None:
+            self.client = Client(enforce_csrf_checks=True)
+        else:
+            self.session = requests.Session()
+
+    def get(self, url: str) -> Page:
+        if self.server is None:
+            response = self.client.get(url)
+        else:
+            response = self.session.get(self.server + url, allow_redirects=False, timeout=30)
+        return _page(response)
+
+    def post(self, url: str, data: dict[str, list[str]]) -> Page:
+        if self.server is None:
+            response = self.client.post(url, data)
+        else:
+            response = self.session.post(self.server + url, data=data, allow_redirects=False,
+                                         timeout=30)
+        return _page(response)
 
     def log_in(self, email: str, password: str) -> None:
         fields = self.form("/admin/login/", form_id="login-form")
         fields.update(username=[email], password=[password])
-        response = self.client.post("/admin/login/?next=/admin/", fields)
-        assert response.status_code == 302 and response["Location"] == "/admin/", (
-            "the admin refused the login")
+        page = self.post("/admin/login/?next=/admin/", fields)
+        assert (page.status, page.location) == (302, "/admin/"), _errors(page)
 
     def form(self, url: str, *, form_id: str | None = None) -> dict[str, list[str]]:
         """The fields the page's form (the first that posts, the header's log-out button
         aside, or the one with this id) sends, each name with its list of values."""
-        page = self.client.get(url)
-        assert page.status_code == 200, f"GET {url}: {page.status_code}"
+        page = self.get(url)
+        assert page.status == 200, f"GET {url}: {page.status}"
         parser = _Forms()
-        parser.feed(page.content.decode())
+        parser.feed(page.text)
         forms = [form for form in parser.forms
                  if (form["id"] == form_id if form_id else form["id"] != "logout-form" and
                      any(name == "csrfmiddlewaretoken" for name, _ in form["fields"]))]
         assert forms, f"no such form on {url}"
-        fields: dict[str, list[str]] = {}
-        for name, value in forms[0]["fields"]:
-            fields.setdefault(name, []).append(value)
-        return fields
+        return _fields(forms[0])
 
-    def submit(self, url: str, fields: dict[str, list[str]], **changes) -> object:
+    def submit(self, url: str, fields: dict[str, list[str]], **changes) -> Page:
         """Post the form back to the page it came from, with `changes` (a value, a list of
         values, or None for a field the operator empties or unticks) applied."""
         data = dict(fields)
         for name, value in changes.items():
             data[name] = [] if value is None else value if isinstance(value, list) else [value]
-        return self.client.post(url, data)
+        return self.post(url, data)
 
-    def change(self, url: str, **changes) -> object:
+    def change(self, url: str, **changes) -> Page:
         """Open a change form, change some fields and press Save; the admin answers with a
         redirect to the list when the form was valid."""
-        response = self.submit(url, self.form(url), _save="Save", **changes)
-        assert response.status_code == 302, _errors(response)
-        return response
+        page = self.submit(url, self.form(url), _save="Save", **changes)
+        assert page.status == 302, _errors(page)
+        return page
 
-    def delete(self, url: str) -> object:
+    def delete(self, url: str) -> Page:
         """Open the delete page and confirm ("Yes, I'm sure")."""
-        response = self.submit(url, self.form(url))
-        assert response.status_code == 302, _errors(response)
-        return response
+        page = self.submit(url, self.form(url))
+        assert page.status == 302, _errors(page)
+        return page
 
-    def delete_selected(self, changelist_url: str, ids: list[str]) -> object:
+    def delete_selected(self, changelist_url: str, ids: list) -> Page:
         """Tick rows on the list, choose "Delete selected", then confirm on the next page."""
         fields = self.form(changelist_url, form_id="changelist-form")
-        confirm = self.submit(changelist_url, fields, action="delete_selected",
-                              _selected_action=[str(i) for i in ids])
-        assert confirm.status_code == 200, _errors(confirm)
-        return self._confirm(changelist_url, confirm)
+        confirmation = self.submit(changelist_url, fields, action="delete_selected",
+                                   _selected_action=[str(i) for i in ids])
+        assert confirmation.status == 200, _errors(confirmation)
+        parser = _Forms()
+        parser.feed(confirmation.text)
+        forms = [form for form in parser.forms if ("post", "yes") in form["fields"]]
+        assert len(forms) == 1, f"no confirmation: {_errors(confirmation)}"
+        page = self.post(changelist_url, _fields(forms[0]))
+        assert page.status == 302, _errors(page)
+        return page
 
-    def action(self, changelist_url: str, name: str, ids: list[str]) -> object:
+    def action(self, changelist_url: str, name: str, ids: list) -> Page:
         """Tick rows on the list, choose an action and press Go."""
         fields = self.form(changelist_url, form_id="changelist-form")
-        response = self.submit(changelist_url, fields, action=name,
-                               _selected_action=[str(i) for i in ids])
-        assert response.status_code == 302, _errors(response)
-        return response
-
-    def _confirm(self, url: str, page) -> object:
-        parser = _Forms()
-        parser.feed(page.content.decode())
-        forms = [form for form in parser.forms if ("post", "yes") in form["fields"]]
-        assert len(forms) == 1, f"no confirmation: {_errors(page)}"
-        [form] = forms
-        data: dict[str, list[str]] = {}
-        for name, value in form["fields"]:
-            data.setdefault(name, []).append(value)
-        response = self.client.post(url, data)
-        assert response.status_code == 302, _errors(response)
-        return response
+        page = self.submit(changelist_url, fields, action=name,
+                           _selected_action=[str(i) for i in ids])
+        assert page.status == 302, _errors(page)
+        return page
 
 
-def _errors(response) -> str:
-    body = response.content.decode(errors="replace")
-    start = max(body.find("errornote"), body.find('id="content"'))
-    return f"{response.status_code}: {body[start:start + 2000] if start >= 0 else body[:2000]}"
+def _page(response) -> Page:
+    text = response.text if hasattr(response, "text") else response.content.decode()
+    return Page(status=response.status_code, location=response.headers.get("Location", ""),
+                text=text)
+
+
+def _errors(page: Page) -> str:
+    start = max(page.text.find("errornote"), page.text.find('id="content"'))
+    return f"{page.status}: {page.text[start:start + 2000] if start >= 0 else page.text[:2000]}"

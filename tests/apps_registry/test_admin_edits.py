@@ -8,8 +8,10 @@ See docs/decisions.md, "Cache invalidation follows the model".
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
-from django.conf import settings
+import requests
 from rest_framework.test import APIClient
 
 from accounts.models import Organization, User
@@ -17,6 +19,7 @@ from apps_registry.models import ApiKey
 from tests.admin_browser import AdminBrowser
 from tests.factories import issue_key
 from tests.links.visitors import CRAWLERS, make_link
+from tests.processes import service_env, web
 from tests.tracking.conftest import (
     ANDROID_BROWSER,
     click_through,
@@ -30,7 +33,7 @@ NEW_STORE_URL = "https://play.google.com/store/apps/details?id=com.example.moved
 
 
 @pytest.fixture
-def caches_as_in_production(request):
+def caches_as_in_production(request, settings):
     """Each process keeps what it reads, as in production (with Redis); the shared cache
     keeps keys either way."""
     if settings.REDIS_URL:
@@ -166,6 +169,29 @@ def test_an_organization_deleted_in_the_admin_takes_its_keys_with_it_at_once(
     operator.delete(f"/admin/accounts/organization/{app.organization_id}/delete/")
     assert refused(schema_read(sdk, app), 401, "")
     assert not Organization.objects.filter(pk=app.organization_id).exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_a_key_expired_in_the_admin_is_refused_by_every_process_of_the_running_service(
+        app, sdk_key, key, tmp_path, settings):
+    """gunicorn as the README starts it (two processes): both keep the key after reading it;
+    the operator expires it through that same server's admin, over HTTP; the next SDK
+    requests, whichever process takes them, are refused."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]  # the server's
+    User.objects.create_superuser("ops@example.com", "operator-password")
+    env = service_env(ALLOWED_HOSTS="127.0.0.1,localhost", GUNICORN_WORKERS="2")
+    with web(env=env, tmp_path=tmp_path) as (url, server):
+        def read(_=None) -> int:
+            return requests.get(f"{url}/api/v1/apps/{app.id}/conversion-schema",
+                                headers={"X-API-Key": sdk_key}, timeout=30).status_code
+
+        with ThreadPoolExecutor(8) as threads:  # at once, so both processes answer some
+            assert set(threads.map(read, range(32))) == {404}  # the key works, no schema
+            operator = AdminBrowser(server=url)
+            operator.log_in("ops@example.com", "operator-password")
+            operator.change(key_page(key), expires_at_0="2020-01-01", expires_at_1="00:00:00")
+            assert list(threads.map(read, range(32))) == [401] * 32, server.output()[-3000:]
 
 
 def schema_read(sdk, app):
