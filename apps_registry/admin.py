@@ -1,8 +1,10 @@
-"""Operators manage apps and keys here. A key's secret hash is never shown."""
+"""Operators manage apps and keys here. A key's secret hash is never shown. An edit or a
+deletion made here reaches every process's cached copy on the next request, as the API's do:
+the caches follow the models themselves (apps_registry/apps.py)."""
 
 from django.contrib import admin
 
-from apps_registry import selectors, services
+from apps_registry import services
 from apps_registry.models import ApiKey, App
 
 
@@ -27,22 +29,6 @@ class AppAdmin(admin.ModelAdmin):
     raw_id_fields = ("organization",)
     readonly_fields = ("id", "created_at", "updated_at")
     inlines = [ApiKeyInline]
-
-    # Changes made here reach every process's cached redirect facts, as the API's do.
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        selectors.app_target_changed(app_id=obj.id)
-
-    def delete_model(self, request, obj):
-        app_id = obj.id  # deleting clears it
-        super().delete_model(request, obj)
-        selectors.app_target_changed(app_id=app_id)
-
-    def delete_queryset(self, request, queryset):
-        app_ids = list(queryset.values_list("id", flat=True))
-        super().delete_queryset(request, queryset)
-        for app_id in app_ids:
-            selectors.app_target_changed(app_id=app_id)
 
 
 @admin.register(ApiKey)

@@ -7,4 +7,11 @@ class AppsRegistryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps_registry import schema  # noqa: F401 - registers the OpenAPI extension
+        # `schema` registers the OpenAPI extension on import.
+        from apps_registry import schema, selectors  # noqa: F401
+        from apps_registry.models import ApiKey, App
+        from attribution_site.local_cache import invalidate_on_write
+
+        # Every write of an app or key, wherever it is made, reaches the caches that keep them.
+        invalidate_on_write(App, lambda app, deleted: selectors.app_target_changed(app_id=app.id))
+        invalidate_on_write(ApiKey, selectors.api_key_changed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -14,18 +15,24 @@ from django.db.models import Count, Q, QuerySet
 from apps_registry.models import ApiKey, App
 from attribution_site.local_cache import LocalCache
 
+logger = logging.getLogger(__name__)
+
 KEY_CACHE_SECONDS = 300
 
 
 @dataclass(frozen=True)
 class AppTarget:
-    """What the click redirector and the install path need to know of an app."""
+    """What the click redirector, the links' public side and the install path need to know of
+    an app: everything they keep of it, so an edit of the app drops it all at once."""
 
     id: uuid.UUID
+    organization_id: uuid.UUID
+    name: str
     platform: str
     app_store_url: str | None
     play_store_url: str | None
     domain: str | None
+    url_scheme: str | None
     ios_fingerprinting: str  # the install waterfall's iOS policy (tracking/attribution.py)
 
 
@@ -61,8 +68,8 @@ def app_for_organization(*, organization_id: uuid.UUID, app_id) -> App | None:
 
 # The click redirector asks on every click, the install path for every iOS install without
 # tracking consent; an app's store URLs and policy change a few times in its life.
-# Changes go through `app_target_changed` (services and admin), which drops the copy in every
-# process (attribution_site/local_cache.py).
+# Every save or delete of an App calls `app_target_changed` (wired in apps_registry/apps.py),
+# which drops the copy in every process (attribution_site/local_cache.py).
 _app_targets = LocalCache("app-targets", ttl=30.0)
 
 
@@ -72,8 +79,8 @@ def app_target(*, app_id: uuid.UUID) -> AppTarget | None:
 
 
 def app_target_changed(*, app_id: uuid.UUID) -> None:
-    """The app changed or is gone: every process reads it again. Called at once and again
-    after the change commits, so no process keeps a copy from before it."""
+    """The app changed or is gone: every process reads it again. Dropped at once here and
+    everywhere again once the change commits, so no process keeps a copy read before it."""
     _app_targets.invalidate(app_id)
     transaction.on_commit(lambda: _app_targets.invalidate(app_id))
 
@@ -81,8 +88,8 @@ def app_target_changed(*, app_id: uuid.UUID) -> None:
 def _app_target_uncached(app_id: uuid.UUID) -> AppTarget | None:
     row = (
         App.objects.filter(id=app_id)
-        .values_list("id", "platform", "app_store_url", "play_store_url", "domain",
-                     "ios_fingerprinting")
+        .values_list("id", "organization_id", "name", "platform", "app_store_url",
+                     "play_store_url", "domain", "url_scheme", "ios_fingerprinting")
         .first()
     )
     return AppTarget(*row) if row else None
@@ -103,8 +110,8 @@ def key_cache_name(key_id: str) -> str:
     return f"apikey:{key_id}"
 
 
-# Each process keeps the keys it has seen for a few seconds; a revocation drops them in every
-# process at once (`api_key_forget`, attribution_site/local_cache.py).
+# Each process keeps the keys it has seen for a few seconds; every save or delete of a key
+# drops them in every process at once (`api_key_changed`, wired in apps_registry/apps.py).
 _local_keys = LocalCache("api-keys", ttl=30.0)
 
 
@@ -113,8 +120,28 @@ def api_key_record(*, key_id: str) -> KeyRecord | None:
     return _local_keys.get(key_id, lambda: _api_key_record_shared(key_id))
 
 
-def api_key_forget(*, key_id: str) -> None:
-    """Drop every process's copy of the key (after its revocation or deletion commits)."""
+def api_key_changed(key: ApiKey, deleted: bool) -> None:
+    """The key was saved (revoked, expired, its permissions or rate limit edited) or deleted,
+    by whatever writer. Once the change commits, the shared cache holds the key as it now is
+    (a deleted key as revoked) and only then does every process drop its copy: a process that
+    reads again must find the new record, and a reader racing the change, which only `add`s,
+    cannot put the old one back."""
+    key_id = key.id
+    gone = _record_of(key, revoked=True) if deleted else None
+    _local_keys.invalidate(key_id)
+    transaction.on_commit(lambda: _api_key_refresh(key_id, gone))
+
+
+def _api_key_refresh(key_id: str, gone: KeyRecord | None) -> None:
+    record = gone or _api_key_record_stored(key_id)
+    name = key_cache_name(key_id)
+    try:
+        if record is None:  # deleted again since; nothing to keep
+            cache.delete(name)
+        else:
+            cache.set(name, record, KEY_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001 - the processes still drop their copies
+        logger.error("could not write key %s to the shared cache", key_id, exc_info=True)
     _local_keys.invalidate(key_id)
 
 
@@ -127,6 +154,18 @@ def _api_key_record_shared(key_id: str) -> KeyRecord | None:
         record = None
     if record is not None:
         return record
+    record = _api_key_record_stored(key_id)
+    if record is None:
+        return None
+    try:
+        # add, not set: a change that committed meanwhile wrote its copy and must win.
+        cache.add(name, record, KEY_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001
+        pass
+    return record
+
+
+def _api_key_record_stored(key_id: str) -> KeyRecord | None:
     row = (
         ApiKey.objects.filter(id=key_id)
         .values_list("id", "app_id", "secret_hash", "permissions", "rate_limit", "expires_at",
@@ -135,15 +174,15 @@ def _api_key_record_shared(key_id: str) -> KeyRecord | None:
     )
     if row is None:
         return None
-    record = KeyRecord(key_id=row[0], app_id=row[1], secret_hash=row[2],
-                       permissions=tuple(row[3]), rate_limit=row[4], expires_at=row[5],
-                       revoked=row[6] is not None)
-    try:
-        # add, not set: a revocation that landed meanwhile wrote its copy and must win.
-        cache.add(name, record, KEY_CACHE_SECONDS)
-    except Exception:  # noqa: BLE001
-        pass
-    return record
+    return KeyRecord(key_id=row[0], app_id=row[1], secret_hash=row[2],
+                     permissions=tuple(row[3]), rate_limit=row[4], expires_at=row[5],
+                     revoked=row[6] is not None)
+
+
+def _record_of(key: ApiKey, *, revoked: bool) -> KeyRecord:
+    return KeyRecord(key_id=key.id, app_id=key.app_id, secret_hash=key.secret_hash,
+                     permissions=tuple(key.permissions), rate_limit=key.rate_limit,
+                     expires_at=key.expires_at, revoked=revoked)
 
 
 def existing_app_ids(*, app_ids: Iterable[uuid.UUID] | None = None) -> set[uuid.UUID]:

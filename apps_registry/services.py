@@ -1,24 +1,21 @@
-"""Writes for apps and API keys (spec: App endpoints, API key endpoints)."""
+"""Writes for apps and API keys (spec: App endpoints, API key endpoints). The caches that keep
+apps and keys follow every save and delete on their own (apps_registry/apps.py), so nothing
+here tells them."""
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
-from dataclasses import replace
 from datetime import datetime
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps_registry import keys, selectors
+from apps_registry import keys
 from apps_registry.models import ApiKey, App, Platform
 from attribution_site.api.exceptions import Conflict
 from attribution_site.model_update import model_update
-
-logger = logging.getLogger(__name__)
 
 IDENTIFIER_FIELD = {
     Platform.IOS: "bundle_id",
@@ -55,18 +52,15 @@ def app_create(*, organization_id: uuid.UUID, name: str, platform: str, **fields
 
 
 def app_update(*, app: App, changes: dict) -> App:
-    if model_update(instance=app, changes=changes, updatable=UPDATABLE_APP_FIELDS):
-        selectors.app_target_changed(app_id=app.id)
+    model_update(instance=app, changes=changes, updatable=UPDATABLE_APP_FIELDS)
     return app
 
 
 def app_delete(*, app: App) -> None:
-    """Delete the app and everything that belongs to it, in one transaction."""
-    key_ids = list(app.api_keys.values_list("id", flat=True))
+    """Delete the app and everything that belongs to it (its keys stop working), in one
+    transaction."""
     with transaction.atomic():
         App.objects.filter(id=app.id).delete()
-        selectors.app_target_changed(app_id=app.id)
-        transaction.on_commit(lambda: _forget_keys(key_ids))
 
 
 def api_key_create(*, app: App, name: str = "", permissions: list[str] | None = None,
@@ -88,30 +82,14 @@ def api_key_create(*, app: App, name: str = "", permissions: list[str] | None = 
 
 
 def api_key_revoke(*, key: ApiKey) -> None:
-    """Revoke at once: every process reads keys through the shared cache, which we overwrite."""
-    with transaction.atomic():
-        key.revoked_at = timezone.now()
-        key.save(update_fields=["revoked_at"])
-        transaction.on_commit(lambda: _forget_keys([key.id]))
-
-
-def _forget_keys(key_ids: list[str]) -> None:
-    for key_id in key_ids:
-        record = selectors.api_key_record(key_id=key_id)
-        try:
-            if record is None:
-                cache.delete(selectors.key_cache_name(key_id))
-            else:
-                cache.set(selectors.key_cache_name(key_id), replace(record, revoked=True),
-                          selectors.KEY_CACHE_SECONDS)
-        except Exception:  # noqa: BLE001
-            logger.error("could not mark key %s revoked in the cache", key_id, exc_info=True)
-        # Only now: a process that drops its copy must find the revoked one when it reads again.
-        selectors.api_key_forget(key_id=key_id)
+    """Revoke; the next request with the key, in any process, is refused."""
+    key.revoked_at = timezone.now()
+    key.save(update_fields=["revoked_at"])
 
 
 def api_key_touch(*, key_id: str) -> None:
-    """Record use, writing to the database at most once a minute per key and process."""
+    """Record use, writing to the database at most once a minute per key and process. An
+    update() sends no signal, and needs none: the key's caches do not keep `last_used_at`."""
     now = time.monotonic()
     if now - _last_used_written.get(key_id, -LAST_USED_WRITE_INTERVAL) < LAST_USED_WRITE_INTERVAL:
         return

@@ -11,6 +11,8 @@ right:
   drops, the copies are thrown away and every read goes to the source until it is back;
 - a fill that raced an invalidation is not kept (a generation counter);
 - entries also expire after a short TTL, the bound on a message lost in some other way.
+Who changes a cached record does not call the invalidation: `invalidate_on_write` ties it to
+the model's own saves and deletes, whoever writes (services, the admin, a shell, a cascade).
 Without Redis (the SQLite first-run default) nothing is cached here. See docs/decisions.md.
 """
 
@@ -24,6 +26,8 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from django.conf import settings
+from django.db import models
+from django.db.models.signals import post_delete, post_save
 
 from attribution_site import redis_rest
 
@@ -181,6 +185,29 @@ class LocalCache:
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+def invalidate_on_write(model: type[models.Model],
+                        changed: Callable[[models.Model, bool], None]) -> None:
+    """Call `changed(row, deleted)` for every row of `model` saved or deleted, by any writer.
+
+    Django sends these signals for each row an instance or a queryset saves or deletes, the
+    admin's change and delete pages and its delete-selected action included, and for each row
+    a deleted parent takes with it (the collector loads such rows instead of deleting them
+    blind once a receiver listens). QuerySet.update(), bulk_create and raw SQL send nothing: a
+    writer that changes a cached field that way calls `changed` itself (docs/decisions.md,
+    "Cache invalidation follows the model")."""
+    label = model._meta.label
+
+    def saved(sender, instance, **kwargs):
+        changed(instance, False)
+
+    def deleted(sender, instance, **kwargs):
+        changed(instance, True)
+
+    post_save.connect(saved, sender=model, weak=False, dispatch_uid=f"local-cache:{label}:save")
+    post_delete.connect(deleted, sender=model, weak=False,
+                        dispatch_uid=f"local-cache:{label}:delete")
 
 
 def clear_all() -> None:

@@ -1,37 +1,22 @@
 """Operators see postback and webhook configurations and every delivery with its attempts,
-and can redeliver failed deliveries (through the service the workers use). A webhook's secret
-is never shown; response bodies are shown escaped, as text. The delivery and attempt lists
-count no whole table (attribution_site/admin_paging.py): both grow with every install.
+and can redeliver failed deliveries (through the service the workers use). Switching a
+configuration off or deleting it here reaches every process's cached delivery targets on the
+next install, as the API's changes do: the cache follows the models (delivery/apps.py). A
+webhook's secret is never shown; response bodies are shown escaped, as text. The delivery and
+attempt lists count no whole table (attribution_site/admin_paging.py): both grow with every
+install.
 """
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
 from attribution_site.admin_paging import LargeTableAdmin
-from delivery import selectors, services
+from delivery import services
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig, State, Webhook
 
 
-class ConfigurationAdmin(admin.ModelAdmin):
-    """Changes made here reach every process's cached delivery targets, as the API's do."""
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        selectors.delivery_targets_changed(app_id=obj.app_id)
-
-    def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        selectors.delivery_targets_changed(app_id=obj.app_id)
-
-    def delete_queryset(self, request, queryset):
-        app_ids = set(queryset.values_list("app_id", flat=True))
-        super().delete_queryset(request, queryset)
-        for app_id in app_ids:
-            selectors.delivery_targets_changed(app_id=app_id)
-
-
 @admin.register(PostbackConfig)
-class PostbackConfigAdmin(ConfigurationAdmin):
+class PostbackConfigAdmin(admin.ModelAdmin):
     list_display = ("media_source", "app", "http_method", "events", "active", "created_at")
     list_filter = ("active", "http_method")
     search_fields = ("media_source", "app__name", "id")
@@ -47,7 +32,7 @@ class PostbackConfigAdmin(ConfigurationAdmin):
 
 
 @admin.register(Webhook)
-class WebhookAdmin(ConfigurationAdmin):
+class WebhookAdmin(admin.ModelAdmin):
     list_display = ("url", "app", "events", "active", "created_at")
     list_filter = ("active",)
     search_fields = ("url", "app__name", "id")

@@ -25,9 +25,21 @@ class DeliveryConfig(AppConfig):
         )
         for event_type, handler in subscriptions:
             domain_events.subscribe(event_type, handler)
+        _invalidate_targets_on_write()
         checks.register(private_networks_check, checks.Tags.security)
         readiness.register("deliveries", deliveries)
         readiness.register("delivery_workers", delivery_workers)
+
+
+def _invalidate_targets_on_write() -> None:
+    """Every write of a configuration, wherever it is made, reaches the cached targets."""
+    from attribution_site.local_cache import invalidate_on_write
+    from delivery import selectors
+    from delivery.models import PostbackConfig, Webhook
+
+    for model in (PostbackConfig, Webhook):
+        invalidate_on_write(
+            model, lambda config, deleted: selectors.delivery_targets_changed(app_id=config.app_id))
 
 
 def private_networks_check(app_configs=None, **kwargs):

@@ -31,8 +31,8 @@ class Target:
 
 
 # Every install and event batch asks; configurations change a few times in an app's life.
-# Changes go through `delivery_targets_changed` (services and admin), which drops the copy in
-# every process (attribution_site/local_cache.py).
+# Every save or delete of a postback or webhook calls `delivery_targets_changed` (wired in
+# delivery/apps.py), which drops the copy in every process (attribution_site/local_cache.py).
 _targets_cache = LocalCache("delivery-targets", ttl=30.0)
 
 
@@ -43,8 +43,8 @@ def delivery_targets(*, app_ids: Iterable[uuid.UUID]) -> list[Target]:
 
 
 def delivery_targets_changed(*, app_id: uuid.UUID) -> None:
-    """An app's configurations changed: every process reads them again. Called at once and
-    again after the change commits, so no process keeps a copy from before it."""
+    """An app's configurations changed: every process reads them again. Dropped at once here
+    and everywhere again once the change commits, so no process keeps a copy read before it."""
     _targets_cache.invalidate(app_id)
     transaction.on_commit(lambda: _targets_cache.invalidate(app_id))
 

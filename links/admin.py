@@ -1,11 +1,11 @@
 """Operators look at links and link domains here; people create and edit them through the API
 and the console, whose services check codes, destinations and domains. An operator can switch
-a link off (an abusive link, say) and remove a link domain that no link uses."""
+a link off (an abusive link, say) and remove a link domain that no link uses. The public side's
+caches follow these changes on their own (links/apps.py), as they follow the API's."""
 
 from django.contrib import admin
 
 from attribution_site.admin_paging import LargeTableAdmin
-from links import lookup
 from links.models import Link, LinkDomain
 
 LINK_FIELDS = (
@@ -29,22 +29,6 @@ class LinkAdmin(LargeTableAdmin):
     def has_add_permission(self, request):
         return False
 
-    # Changes made here reach the public side's cached links, as the API's do.
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        lookup.link_changed(link_id=obj.id)
-
-    def delete_model(self, request, obj):
-        link_id = obj.id  # deleting clears it
-        super().delete_model(request, obj)
-        lookup.link_changed(link_id=link_id)
-
-    def delete_queryset(self, request, queryset):
-        link_ids = list(queryset.values_list("id", flat=True))
-        super().delete_queryset(request, queryset)
-        for link_id in link_ids:
-            lookup.link_changed(link_id=link_id)
-
 
 @admin.register(LinkDomain)
 class LinkDomainAdmin(admin.ModelAdmin):
@@ -64,7 +48,3 @@ class LinkDomainAdmin(admin.ModelAdmin):
         if obj is not None and obj.links.exists():
             return False
         return super().has_delete_permission(request, obj)
-
-    def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        lookup.domain_changed()

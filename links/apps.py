@@ -1,5 +1,6 @@
 """The links app's startup: it hands tracking the reader of a link's deep link, so an install
-attributed to a link's click answers with it (tracking never imports links)."""
+attributed to a link's click answers with it (tracking never imports links), and ties the
+public side's caches to every write of a link or link domain."""
 
 from django.apps import AppConfig
 
@@ -9,7 +10,13 @@ class LinksConfig(AppConfig):
     name = "links"
 
     def ready(self):
+        from attribution_site.local_cache import invalidate_on_write
+        from links import lookup
         from links.deep_links import deep_link_for_link_id
+        from links.models import Link, LinkDomain
         from tracking import services
 
         services.deep_link_reader_register(deep_link_for_link_id)
+        # Every write of a link or link domain, wherever it is made, reaches the public side.
+        invalidate_on_write(Link, lambda link, deleted: lookup.link_changed(link_id=link.id))
+        invalidate_on_write(LinkDomain, lambda domain, deleted: lookup.domain_changed())

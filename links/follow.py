@@ -79,23 +79,23 @@ def follow_link(request, *, domain: lookup.DomainRecord | None, code: str) -> Ht
     try:
         link = lookup.link_target(domain_id=domain.id if domain else None,
                                   code=code) if codes.could_be_code(code) else None
-        if link is not None and domain is not None and (
-                link.organization_id != domain.organization_id):
-            link = None  # a domain serves its own organization's links only
         app = app_selectors.app_target(app_id=link.app_id) if link is not None else None
+        if app is not None and domain is not None and (
+                app.organization_id != domain.organization_id):
+            app = None  # a domain serves its own organization's links only
     except Exception:  # noqa: BLE001 - never an error page
         logger.exception("link %r not read", code)
-        link = app = None
-    if link is None:
+        app = None
+    if app is None:  # no such link (a link's app is never gone while the link is there)
         return fallback_page(None)
     state = routing.link_state(active=link.active, expires_at=link.expires_at, now=now)
     if state != routing.LIVE:
-        return fallback_page(link, app_domain=app.domain if app else None)
+        return fallback_page(app)
 
     user_agent = request.META.get("HTTP_USER_AGENT", "")[:MAX_PARSED_LENGTH]
     kind = visitor_kind(user_agent)
     if kind == routing.CRAWLER:
-        return preview_page(link, url=short_url(request, domain=domain, code=code))
+        return preview_page(link, app=app, url=short_url(request, domain=domain, code=code))
 
     click_id = None
     if request.method == "GET":
@@ -109,9 +109,9 @@ def follow_link(request, *, domain: lookup.DomainRecord | None, code: str) -> Ht
         click_id=click_id, media_source=link.media_source, campaign_id=link.campaign_id)
     if kind == routing.IN_APP_BROWSER:
         return _page("links/interstitial.html", {
-            "app_name": link.app_name, "open_url": destination.url,
+            "app_name": app.name, "open_url": destination.url,
             "app_open_url": routing.app_open_url(device_platform=platform, link=link,
-                                                 url_scheme=link.app_url_scheme)})
+                                                 url_scheme=app.url_scheme)})
     response = HttpResponseRedirect(destination.url)
     response["Cache-Control"] = "no-store"
     return response
@@ -139,18 +139,19 @@ def short_url(request, *, domain: lookup.DomainRecord | None, code: str) -> str 
                            own_origin=origin)
 
 
-def preview_page(link: lookup.LinkTarget, *, url: str | None) -> HttpResponse:
+def preview_page(link: lookup.LinkTarget, *, app: app_selectors.AppTarget,
+                 url: str | None) -> HttpResponse:
     return _page("links/preview.html", {
-        "title": link.og_title or link.app_name, "description": link.og_description,
+        "title": link.og_title or app.name, "description": link.og_description,
         "image_url": safe_redirect_url(link.og_image_url), "url": url})
 
 
-def fallback_page(link: lookup.LinkTarget | None, *, app_domain: str | None = None
-                  ) -> HttpResponse:
-    """The documented fallback: 404, a plain page, the app's web domain when known."""
+def fallback_page(app: app_selectors.AppTarget | None) -> HttpResponse:
+    """The documented fallback: 404, a plain page, the app's web domain when known (the app of
+    a link that is off or expired)."""
     return _page("links/fallback.html", {
-        "app_name": link.app_name if link else "",
-        "app_url": f"https://{app_domain}/" if link and app_domain else None}, status=404)
+        "app_name": app.name if app else "",
+        "app_url": f"https://{app.domain}/" if app and app.domain else None}, status=404)
 
 
 def _page(template: str, context: dict, *, status: int = 200) -> HttpResponse:

@@ -8,9 +8,11 @@ Following a link asks on every visit, so the public side reads through process-l
 - a code's link id per domain, and a link's plain redirect facts by id (`link_target`). A
   cached code is checked against its link's current code and domain, so a code freed by a
   rename or a deletion and taken by another link is never served from the old entry.
-Writers call `link_changed(link_id=...)` and `domain_changed()` (links/services.py), which drop
-the copies in every process at once and again after the change commits. The app's name and
-URL scheme ride along with the link and follow an app rename within the caches' TTL.
+Every save or delete of a Link or LinkDomain, by whatever writer, calls `link_changed` or
+`domain_changed` (wired in links/apps.py), which drop the copies in every process at once and
+again after the change commits. What following needs of the link's app (its name, URL scheme,
+organization and stores) is the app's own cached record (`apps_registry.selectors.app_target`),
+dropped when the app changes.
 
 A host listed literally in ALLOWED_HOSTS is always the service's own: it is never looked up as
 a link domain, so no organization can take over the service's host by registering it.
@@ -63,9 +65,6 @@ class LinkTarget:
     og_title: str
     og_description: str
     og_image_url: str
-    app_name: str
-    app_url_scheme: str | None
-    organization_id: uuid.UUID
 
 
 _domains = LocalCache("link-domain-hosts", ttl=CACHE_SECONDS)
@@ -74,8 +73,7 @@ _links = LocalCache("links", ttl=CACHE_SECONDS)
 _ALL_HOSTS = "all"
 _TARGET_FIELDS = ("id", "app_id", "domain_id", "code", "active", "expires_at", "media_source",
                   "campaign_id", "adset", "ad", "ios_url", "android_url", "web_url",
-                  "og_title", "og_description", "og_image_url", "app__name",
-                  "app__url_scheme", "app__organization_id")
+                  "og_title", "og_description", "og_image_url")
 
 
 def bare_host(host: str) -> str:

@@ -4,8 +4,8 @@ The rules that need the app or the organization live here: destinations are chec
 the app's own URL scheme (links/destinations.py), a link's domain must be one of the app's
 organization's, and codes are unique per link domain (the database's constraints decide a
 race; the loser is a 409 naming `code`). A link's app, code and domain never change: the short
-URL is what was printed and shared (docs/links.md). Every write tells the public side's caches
-(links/lookup.py: `link_changed`, `domain_changed`), so a change is followed at once.
+URL is what was printed and shared (docs/links.md). The public side's caches follow every save
+and delete on their own (links/apps.py), so a change is followed at once.
 """
 
 from __future__ import annotations
@@ -48,20 +48,17 @@ def link_create(*, app: App, domain_host: str | None = None, code: str | None = 
             link.code = code
             if not _insert(link):
                 raise Conflict(CODE_TAKEN, {"code": [CODE_TAKEN]})
-            lookup.link_changed(link_id=link.id)
             return link
         for _ in range(GENERATE_TRIES):
             link.code = codes.code_generate()
             if _insert(link):
-                lookup.link_changed(link_id=link.id)
                 return link
     raise RuntimeError(f"no free link code after {GENERATE_TRIES} tries")
 
 
 def link_update(*, link: Link, changes: dict[str, Any]) -> Link:
     _check_destinations(app=link.app, fields=changes)
-    if model_update(instance=link, changes=changes, updatable=UPDATABLE_LINK_FIELDS):
-        lookup.link_changed(link_id=link.id)
+    model_update(instance=link, changes=changes, updatable=UPDATABLE_LINK_FIELDS)
     return link
 
 
@@ -70,7 +67,6 @@ def link_delete(*, link: Link) -> None:
     (they belong to the app's history and its source and campaign reports)."""
     with transaction.atomic():
         Link.objects.filter(id=link.id).delete()
-        lookup.link_changed(link_id=link.id)
 
 
 def link_domain_create(*, organization_id: uuid.UUID, host: str,
@@ -88,7 +84,6 @@ def link_domain_create(*, organization_id: uuid.UUID, host: str,
     try:
         with transaction.atomic():
             domain.save(force_insert=True)
-            lookup.domain_changed()
     except IntegrityError:
         raise Conflict(HOST_TAKEN, {"host": [HOST_TAKEN]}) from None
     return domain
@@ -106,7 +101,6 @@ def link_domain_delete(*, domain: LinkDomain) -> None:
             raise Conflict(f"{in_use} {noun} this domain; delete them first.",
                            {"link_count": in_use})
         LinkDomain.objects.filter(id=domain.id).delete()
-        lookup.domain_changed()
 
 
 def _check_destinations(*, app: App, fields: dict[str, Any]) -> None:

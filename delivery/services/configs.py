@@ -1,7 +1,8 @@
 """Postback and webhook configurations (spec: Postback endpoints, Webhook endpoints): create,
 update and delete, with the save-time destination check, the one-postback-per-media-source and
-twenty-webhooks-per-app rules, and the webhook secret shown once. Every change drops the
-delivery targets cached in each process, so the next install or event sees it.
+twenty-webhooks-per-app rules, and the webhook secret shown once. The delivery targets cached
+in each process follow every save and delete on their own (delivery/apps.py), so the next
+install or event sees a change.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils import timezone
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
-from delivery import crypto, payloads, selectors, transport
+from delivery import crypto, payloads, transport
 from delivery.models import HttpMethod, PostbackConfig, Webhook
 
 UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active")
@@ -46,9 +47,8 @@ def _check_changes(changes: dict[str, Any], *, url_field: str) -> None:
 
 def _save_changes(config: PostbackConfig | Webhook, changes: dict[str, Any], *,
                   updatable: tuple[str, ...]) -> None:
-    with transaction.atomic():
+    with transaction.atomic():  # a savepoint: a media source taken meanwhile is a 409
         model_update(instance=config, changes=changes, updatable=updatable)
-        selectors.delivery_targets_changed(app_id=config.app_id)
 
 
 def postback_create(*, app: App, media_source: str, postback_url: str,
@@ -64,7 +64,6 @@ def postback_create(*, app: App, media_source: str, postback_url: str,
     try:
         with transaction.atomic():
             postback.save(force_insert=True)
-            selectors.delivery_targets_changed(app_id=app.id)
     except IntegrityError:  # a concurrent create for the same media source won the race
         raise _media_source_conflict(media_source) from None
     return postback
@@ -87,9 +86,7 @@ def postback_update(*, postback: PostbackConfig, changes: dict[str, Any]) -> Pos
 
 def postback_delete(*, postback: PostbackConfig) -> None:
     """Its open deliveries are cancelled when their turn comes; its log is kept."""
-    with transaction.atomic():
-        postback.delete()
-        selectors.delivery_targets_changed(app_id=postback.app_id)
+    postback.delete()
 
 
 def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhook, str]:
@@ -100,11 +97,9 @@ def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhoo
         raise ValidationFailed(message, {"non_field_errors": [message]})
     secret = crypto.secret_generate()
     now = timezone.now()
-    with transaction.atomic():
-        webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
-                                         secret_encrypted=crypto.secret_encrypt(secret),
-                                         created_at=now, updated_at=now)
-        selectors.delivery_targets_changed(app_id=app.id)
+    webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
+                                     secret_encrypted=crypto.secret_encrypt(secret),
+                                     created_at=now, updated_at=now)
     return webhook, secret
 
 
@@ -116,6 +111,4 @@ def webhook_update(*, webhook: Webhook, changes: dict[str, Any]) -> Webhook:
 
 
 def webhook_delete(*, webhook: Webhook) -> None:
-    with transaction.atomic():
-        webhook.delete()
-        selectors.delivery_targets_changed(app_id=webhook.app_id)
+    webhook.delete()

@@ -19,7 +19,7 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from attribution_site import domain_events
-from delivery import crypto, selectors, services
+from delivery import crypto, services
 from delivery import readiness as delivery_readiness
 from delivery.models import Delivery, PostbackConfig, Webhook
 from tests.delivery.receivers import Receiver, Reply
@@ -92,7 +92,6 @@ def make_postback(app, url: str, *, media_source: str = "network_a", method: str
     postback = PostbackConfig.objects.create(app=app, media_source=media_source,
                                              postback_url=url, http_method=method,
                                              events=list(events), active=active)
-    selectors.delivery_targets_changed(app_id=app.id)  # as the services do
     return postback
 
 
@@ -101,7 +100,6 @@ def make_webhook(app, url: str, *, events=("install", "event", "re-engagement"),
     secret = crypto.secret_generate()
     webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=active,
                                      secret_encrypted=crypto.secret_encrypt(secret))
-    selectors.delivery_targets_changed(app_id=app.id)  # as the services do
     return webhook, secret
 
 

@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.utils import timezone
 
-from apps_registry.selectors import app_target_changed
 from tests.links.visitors import (
     ANDROID_CHROME,
     CRAWLERS,
@@ -71,7 +70,6 @@ def test_a_desktop_goes_to_the_web_destination_then_the_apps_domain(client, app)
     assert follow(client, user_agent=DESKTOP_CHROME)["Location"] == "https://shop.example.com/"
     app.domain = "app.example.com"
     app.save()
-    app_target_changed(app_id=app.id)  # as the admin does
     make_link(app, code="nodesk")
     assert follow(client, "nodesk", user_agent=DESKTOP_CHROME)["Location"] == (
         "https://app.example.com/")

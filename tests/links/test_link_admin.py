@@ -1,11 +1,14 @@
-"""The links admin: operators see links and link domains, can switch a link off, and cannot
-remove a domain that links still use."""
+"""The links admin: operators see links and link domains, can switch a link off (dead on the
+next visit), and cannot remove a domain that links still use."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
 from links.models import Link, LinkDomain
+from tests.admin_browser import AdminBrowser
+from tests.tracking.conftest import ANDROID_BROWSER
 
 pytestmark = pytest.mark.django_db
 
@@ -57,3 +60,28 @@ def test_a_domain_links_use_cannot_be_deleted_here(operator_client, link, domain
     Link.objects.all().delete()
     assert operator_client.post(url, {"post": "yes"}).status_code == 302
     assert not LinkDomain.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_link_switched_off_or_deleted_in_the_admin_is_dead_on_the_next_visit(
+        request, settings, app):
+    """Real form posts that commit; with Redis, this process keeps the links it follows."""
+    if settings.REDIS_URL:
+        request.getfixturevalue("live_local_caches")
+    User.objects.create_superuser("ops@example.com", "operator-password")
+    operator = AdminBrowser()
+    operator.log_in("ops@example.com", "operator-password")
+    visitor = Client()
+    first = Link.objects.create(app=app, code="first", media_source="instagram")
+    second = Link.objects.create(app=app, code="second", media_source="instagram")
+    for code in ("first", "second"):
+        assert visit(visitor, code).status_code == 302  # now cached
+    operator.change(reverse("admin:links_link_change", args=[first.pk]), active=None)
+    assert visit(visitor, "first").status_code == 404
+    operator.delete(reverse("admin:links_link_delete", args=[second.pk]))
+    assert visit(visitor, "second").status_code == 404
+    assert list(Link.objects.values_list("code", "active")) == [("first", False)]
+
+
+def visit(client, code: str):
+    return client.get(f"/l/{code}", HTTP_USER_AGENT=ANDROID_BROWSER, REMOTE_ADDR="81.2.69.142")

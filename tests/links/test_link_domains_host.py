@@ -3,7 +3,6 @@
 
 import pytest
 
-from links import lookup
 from links.models import LinkDomain
 from tests.factories import AppFactory
 from tests.links.visitors import ANDROID_CHROME, CRAWLERS, IPHONE_SAFARI, make_link
@@ -97,33 +96,29 @@ def test_unregistered_unknown_hosts_keep_the_services_host_check(client):
 def test_a_domain_added_later_is_served_at_once(client, app):
     assert visit(client, "/summer").status_code == 400  # not a link domain: an unknown host
     domain = LinkDomain.objects.create(organization=app.organization, host=HOST)
-    lookup.domain_changed()
     make_link(app, domain=domain)
     assert visit(client, "/summer", user_agent=IPHONE_SAFARI)["Location"] == app.app_store_url
 
 
 @pytest.mark.redis
-def test_cached_links_follow_changes_in_every_process(client, app, domain, live_local_caches):
+def test_cached_links_follow_every_save_and_delete_in_every_process(
+        client, app, domain, live_local_caches):
     link = make_link(app, domain=domain, ios_url="https://one.example.com/")
     assert visit(client, "/summer", user_agent=IPHONE_SAFARI)["Location"] == (
         "https://one.example.com/")
     link.ios_url = "https://two.example.com/"
     link.save()
-    lookup.link_changed(link_id=link.id)
     assert visit(client, "/summer", user_agent=IPHONE_SAFARI)["Location"] == (
         "https://two.example.com/")
     # The code is renamed and taken by another link: the old entry is never served.
     link.code = "renamed"
     link.save()
-    lookup.link_changed(link_id=link.id)
     make_link(app, domain=domain, ios_url="https://three.example.com/")
     assert visit(client, "/summer", user_agent=IPHONE_SAFARI)["Location"] == (
         "https://three.example.com/")
     assert visit(client, "/renamed", user_agent=IPHONE_SAFARI)["Location"] == (
         "https://two.example.com/")
-    link_id = link.id
     link.delete()
-    lookup.link_changed(link_id=link_id)
     assert visit(client, "/renamed").status_code == 404
 
 
