@@ -40,8 +40,13 @@ def test_a_developer_copies_the_install_call_with_the_apps_values_and_it_works(
     assert key not in page.content()
     tabs = page.get_by_role("navigation", name="Platforms").get_by_role("link")
     expect(tabs.first).to_have_text("Android (Kotlin)")
+    expect(page.get_by_role("heading", name="HTTP (curl)")).to_be_hidden()
     screenshot("sdk-setup")
 
+    tabs.get_by_text("HTTP (curl)").click()
+    expect(page.get_by_role("heading", name="HTTP (curl)")).to_be_visible()
+    expect(page.get_by_role("heading", name="Android (Kotlin)")).to_be_hidden()
+    expect(tabs.get_by_text("HTTP (curl)")).to_have_attribute("aria-current", "true")
     page.get_by_role("button", name="Copy").and_(
         page.locator('[data-copy="snippet-http-install"]')).click()
     command = page.evaluate("navigator.clipboard.readText()")

@@ -43,6 +43,25 @@
     }
   });
 
+  // Tab links (<nav data-tabs>): the page's CSS shows the guide the URL's #fragment names;
+  // this marks its link as the current one.
+  function markCurrentTab() {
+    var links = document.querySelectorAll("[data-tabs] a");
+    var current = null;
+    links.forEach(function (link) {
+      if (link.getAttribute("href") === window.location.hash) current = link;
+    });
+    if (!current) current = links[0];
+    links.forEach(function (link) {
+      if (link === current) link.setAttribute("aria-current", "true");
+      else link.removeAttribute("aria-current");
+    });
+  }
+  if (document.querySelector("[data-tabs]")) {
+    markCurrentTab();
+    window.addEventListener("hashchange", markCurrentTab);
+  }
+
   document.addEventListener("change", function (event) {
     var select = event.target.closest("[data-app-switcher] select");
     if (select && select.value) {
