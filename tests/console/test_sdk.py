@@ -42,6 +42,13 @@ def test_the_page_shows_the_app_id_the_address_and_the_key_to_use(console, app):
     assert "YOUR_API_KEY" in html
 
 
+def test_behind_a_tls_proxy_the_address_is_the_configured_public_origin(console, app, settings):
+    settings.LINKS_BASE_URL = "https://attribution.example.com"
+    html = page(console, app)
+    assert 'id="sdk-base-url" type="text" value="https://attribution.example.com"' in html
+    assert "curl -sS --retry 5 -X POST https://attribution.example.com/api/v1/installs" in html
+
+
 def test_each_snippet_has_a_copy_button_for_its_own_block(console, app):
     html = page(console, app)
     blocks = re.findall(r'<pre id="(snippet-[\w-]+)"', html)
