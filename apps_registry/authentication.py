@@ -34,7 +34,7 @@ class SdkClient:
     pk = None
 
     def can_write(self) -> bool:
-        return "write" in self.permissions or "admin" in self.permissions
+        return keys.permits_sdk_calls(self.permissions)
 
 
 def sdk_client_for_key(full_key: str | None) -> SdkClient:

@@ -12,11 +12,15 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 
 PREFIX = "ak"
 KEY_ID_BYTES = 8  # 16 hex characters
 SECRET_BYTES = 20  # 160 bits
 DISPLAY_CHARS = 12
+# Any of these lets a key report installs and events (and ask for conversion values); `read`
+# alone does not (spec: Authentication; the SDK endpoints write).
+SDK_PERMISSIONS = ("write", "admin")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,15 @@ def secret_hash(secret: str) -> str:
 
 def secret_matches(secret: str, stored_hash: str) -> bool:
     return hmac.compare_digest(secret_hash(secret), stored_hash)
+
+
+def permits_sdk_calls(permissions) -> bool:
+    return any(permission in SDK_PERMISSIONS for permission in permissions)
+
+
+def usable_by_sdk(*, permissions, expires_at: datetime | None, now: datetime) -> bool:
+    """Whether an active key would be accepted by the SDK endpoints at `now`."""
+    return permits_sdk_calls(permissions) and (expires_at is None or expires_at > now)
 
 
 def key_display(full_key: str) -> str:

@@ -14,6 +14,7 @@ from console.views import (
     link_builder,
     links,
     reports,
+    sdk,
 )
 
 app_name = "console"
@@ -63,6 +64,7 @@ urlpatterns = [
          name="key-created"),
     path("apps/<uuid:app_id>/keys/<str:key_id>/revoke", keys.KeyRevokePage.as_view(),
          name="key-revoke"),
+    path("apps/<uuid:app_id>/sdk", sdk.SdkSetupPage.as_view(), name="sdk"),
     path("apps/<uuid:app_id>/deliveries", deliveries.DeliveriesPage.as_view(),
          name="deliveries"),
     _delivery_path("new", deliveries.ConfigCreatePage, "delivery-new"),

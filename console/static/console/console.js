@@ -1,5 +1,6 @@
 // Small progressive enhancements for the console; every page works without them.
-// Copy buttons: <button data-copy="element-id">. The app switcher navigates on change.
+// Copy buttons: <button data-copy="element-id"> copy an input's value or an element's text.
+// The app switcher navigates on change.
 (function () {
   "use strict";
 
@@ -20,10 +21,16 @@
     }
   }
 
-  // Plain http (make run on 127.0.0.1 is a secure context, a LAN address is not).
+  // Plain http (make run on 127.0.0.1 is a secure context, a LAN address is not). An input is
+  // selected as it is; a code block (<pre>) through a range over its text.
   function fallback(target) {
     if (target.select) {
       target.select();
+    } else if (window.getSelection && document.createRange) {
+      var range = document.createRange();
+      range.selectNodeContents(target);
+      window.getSelection().removeAllRanges();
+      window.getSelection().addRange(range);
     }
     try { document.execCommand("copy"); } catch (e) { /* the text stays selected */ }
   }
@@ -35,6 +42,25 @@
       copy(button);
     }
   });
+
+  // Tab links (<nav data-tabs>): the page's CSS shows the guide the URL's #fragment names;
+  // this marks its link as the current one.
+  function markCurrentTab() {
+    var links = document.querySelectorAll("[data-tabs] a");
+    var current = null;
+    links.forEach(function (link) {
+      if (link.getAttribute("href") === window.location.hash) current = link;
+    });
+    if (!current) current = links[0];
+    links.forEach(function (link) {
+      if (link === current) link.setAttribute("aria-current", "true");
+      else link.removeAttribute("aria-current");
+    });
+  }
+  if (document.querySelector("[data-tabs]")) {
+    markCurrentTab();
+    window.addEventListener("hashchange", markCurrentTab);
+  }
 
   document.addEventListener("change", function (event) {
     var select = event.target.closest("[data-app-switcher] select");

@@ -1,0 +1,137 @@
+"""The SDK set-up page: the app id, this service's address, the key to use (by name and prefix,
+never a secret, not even one just created in this session), the calls with the app's values
+and a copy button each, the app's platform first; another organization's app is a 404, and
+hostile names are text. The keys page shows the app id and leads here."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps_registry.models import ApiKey
+from apps_registry.services import api_key_create
+from console.security import POLICY
+from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.factories import AppFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def sdk_url(app):
+    return f"/console/apps/{app.id}/sdk"
+
+
+def page(console, app) -> str:
+    response = console.get(sdk_url(app))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_page_shows_the_app_id_the_address_and_the_key_to_use(console, app):
+    key, _ = api_key_create(app=app, name="Android SDK", permissions=["write"])
+    html = page(console, app)
+    assert f'id="sdk-app-id" type="text" value="{app.id}"' in html
+    assert 'value="http://testserver"' in html
+    assert "Use the key <strong>Android SDK</strong>" in html
+    assert f"<code>{key.key_prefix}</code>" in html
+    assert key.secret_hash not in html
+    assert f"const val APP_ID = &quot;{app.id}&quot;" in html
+    assert "YOUR_API_KEY" in html
+
+
+def test_behind_a_tls_proxy_the_address_is_the_configured_public_origin(console, app, settings):
+    settings.LINKS_BASE_URL = "https://attribution.example.com"
+    html = page(console, app)
+    assert 'id="sdk-base-url" type="text" value="https://attribution.example.com"' in html
+    assert "curl -sS --retry 5 -X POST https://attribution.example.com/api/v1/installs" in html
+
+
+def test_each_snippet_has_a_copy_button_for_its_own_block(console, app):
+    html = page(console, app)
+    blocks = re.findall(r'<pre id="(snippet-[\w-]+)"', html)
+    assert len(blocks) == 13
+    for block in blocks:
+        assert f'data-copy="{block}"' in html
+
+
+def test_the_page_has_no_inline_script_under_the_consoles_policy(console, app):
+    response = console.get(sdk_url(app))
+    assert response["Content-Security-Policy"] == POLICY
+    html = response.content.decode()
+    assert re.findall(r"<script(?![^>]*\bsrc=)", html) == []
+    assert " onclick=" not in html and " style=" not in html
+
+
+def test_a_read_only_or_expired_key_is_not_offered_and_the_page_links_to_create_one(console, app):
+    api_key_create(app=app, name="Dashboard", permissions=["read"])
+    api_key_create(app=app, name="Old", permissions=["write"],
+                   expires_at=timezone.now() + timedelta(seconds=1))
+    ApiKey.objects.filter(name="Old").update(expires_at=timezone.now() - timedelta(days=1))
+    html = page(console, app)
+    assert "Use the key" not in html
+    assert "No active key can report installs and events" in html
+    assert f'href="/console/apps/{app.id}/keys/new"' in html
+    assert "no: needs write or admin" in html and "no: expired" in html
+
+
+def test_a_key_just_created_in_this_session_is_not_shown_again_here(console, app):
+    created = console.post(f"/console/apps/{app.id}/keys/new",
+                           {"name": "iOS SDK", "permissions": ["write"]})
+    assert created.status_code == 302
+    html = page(console, app)
+    shown = console.get(created["Location"]).content.decode()
+    full_key = re.search(r'id="full-key" type="text" value="([^"]+)"', shown).group(1)
+    assert full_key not in html
+    assert ApiKey.objects.get().key_prefix in html
+    assert "Use the key <strong>iOS SDK</strong>" in html
+
+
+@pytest.mark.parametrize(("platform", "first"), [
+    ("ios", "iOS (Swift)"), ("android", "Android (Kotlin)"), ("web", "HTTP (curl)")])
+def test_the_apps_own_platform_comes_first(console, owner, platform, first):
+    app = AppFactory(organization=owner.organization, platform=platform)
+    html = page(console, app)
+    tabs = re.findall(r'<a href="#guide-\w+"[^>]*>([^<]+)</a>', html)
+    assert tabs[0] == first and len(tabs) == 3
+
+
+def test_an_ios_app_gets_its_bundle_id_and_the_conversion_value(console, owner):
+    app = AppFactory(organization=owner.organization, platform="ios", bundle_id="com.acme.game",
+                     package_name=None, url_scheme="acme")
+    html = page(console, app)
+    assert "Logger(subsystem: &quot;com.acme.game&quot;" in html
+    assert "SKAdNetwork.updatePostbackConversionValue(" in html
+    assert "&quot;acme://&quot;" in html
+
+
+def test_another_organizations_app_is_a_404(console, outsider_app):
+    assert console.get(sdk_url(outsider_app)).status_code == 404
+
+
+def test_a_visitor_who_is_not_logged_in_is_sent_to_the_login_page(client, app):
+    response = client.get(sdk_url(app))
+    assert response.status_code == 302 and response["Location"].startswith("/console/login")
+
+
+def test_hostile_app_and_key_names_are_shown_as_text(console, owner):
+    app = AppFactory(organization=owner.organization, name=XSS_CAMPAIGN)
+    api_key_create(app=app, name=XSS_SOURCE, permissions=["write"])
+    html = page(console, app)
+    assert_shown_as_text(html)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_keys_page_shows_the_app_id_and_leads_to_the_sdk_page(console, app):
+    html = console.get(f"/console/apps/{app.id}/keys").content.decode()
+    assert f'id="keys-app-id" type="text" value="{app.id}"' in html
+    assert 'data-copy="keys-app-id"' in html
+    assert f'href="{sdk_url(app)}"' in html
+
+
+def test_the_apps_navigation_leads_to_the_sdk_page(console, app):
+    html = console.get(f"/console/apps/{app.id}/installs").content.decode()
+    assert f'<a href="{sdk_url(app)}">SDK set-up</a>' in html
+    assert f'<a href="{sdk_url(app)}" aria-current="page">SDK set-up</a>' in page(console, app)
