@@ -14,6 +14,7 @@ from console.views import (
     link_builder,
     links,
     reports,
+    skan_report,
 )
 
 app_name = "console"
@@ -91,4 +92,5 @@ urlpatterns = [
          name="link-delete"),
     path("apps/<uuid:app_id>/conversion-schema", conversion.ConversionSchemaPage.as_view(),
          name="conversion"),
+    path("apps/<uuid:app_id>/skan", skan_report.SkanReportPage.as_view(), name="skan-report"),
 ]
