@@ -212,7 +212,8 @@ def test_a_json_syntax_error_says_its_line_and_column(console, ios_app):
     response = console.post(page(ios_app), {"action": "json", "schema": text})
     assert response.status_code == 400
     html = response.content.decode()
-    assert re.search(r'id="err_schema"><li>Not valid JSON at line 3, column 15: Expecting value', html)
+    assert re.search(r'id="err_schema"><li>Not valid JSON at line 3, column 15: '
+                     r"Expecting value", html)
     assert "&quot;windows&quot;: [}" in html  # what was typed stays
     assert "<details open" in html
     assert not ConversionSchema.objects.exists()
