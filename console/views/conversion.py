@@ -151,6 +151,7 @@ class ConversionSchemaPage(AppPage, IosOnly):
             earlier=earlier, text=text, problem=problem, json_errors=json_errors,
             currency=form.currency, currency_errors=placed.currency,
             form_errors=placed.general, windows=_windows(form, placed),
+            too_many_rows=form.row_count > schema_form.MAX_FORM_ROWS,
             coarse_values=values.COARSE_VALUES, fine_min=values.FINE_MIN,
             fine_max=values.FINE_MAX, max_form_rows=schema_form.MAX_FORM_ROWS,
             max_rules=values.MAX_RULES_PER_WINDOW), status=status)

@@ -262,3 +262,16 @@ def test_another_organizations_app_is_a_404(console, outsider):
     assert console.post(page(theirs), {"action": "json",
                                        "schema": json.dumps(SCHEMA)}).status_code == 404
     assert not ConversionSchema.objects.exists()
+
+
+def test_a_schema_larger_than_the_form_is_offered_as_json_only(console, owner_api, ios_app):
+    big = {"currency": "USD", "windows": [
+        {"rules": [{"event_name": f"level_{n}", "fine": n, "coarse": "low"}
+                   for n in range(64)]},
+        {"rules": [{"event_name": f"level_{n}", "coarse": "low"} for n in range(64)]},
+        {"rules": [{"event_name": f"level_{n}", "coarse": "low"} for n in range(64)]}]}
+    assert owner_api.post(f"/api/v1/apps/{ios_app.id}/conversion-schemas", big,
+                          format="json").status_code == 201
+    html = console.get(page(ios_app)).content.decode()
+    assert "This schema has more rules than the form holds (150)" in html
+    assert 'id="schema-form"' not in html and '<details open id="json">' in html
