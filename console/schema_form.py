@@ -25,6 +25,7 @@ ADDED_ROWS = 3  # what "Add rows" adds
 MAX_FORM_ROWS = 150
 WINDOW_PATH = re.compile(r"^windows\[(\d+)\](?:\.(.+))?$")
 RULE_PATH = re.compile(r"^rules\[(\d+)\](?:\.(\w+))?$")
+RULE_REFERENCE = re.compile(r"\b([Rr])ule (\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -192,8 +193,20 @@ def errors_placed(errors: Mapping[str, list[str]], positions: list[list[int]]) -
             placed.windows.setdefault(window, []).extend(messages)
             continue
         row = positions[window][int(rule[1])]
+        messages = [_in_rows(message, positions[window]) for message in messages]
         if rule[2] in RULE_INPUTS:
             placed.cells.setdefault((window, row, rule[2]), []).extend(messages)
         else:  # the whole rule, or a field the form does not have
             placed.rows.setdefault((window, row), []).extend(messages)
     return placed
+
+
+def _in_rows(message: str, rows: list[int]) -> str:
+    """The API names a window's rules by their index in its body ("overlaps rule 1's", "Rule 0
+    gives fine value 5 already"); the form shows rows numbered from 1, empty ones included."""
+    def row(match: re.Match) -> str:
+        index = int(match[2])
+        if index >= len(rows):
+            return match[0]
+        return f"{'Row' if match[1] == 'R' else 'row'} {rows[index] + 1}"
+    return RULE_REFERENCE.sub(row, message)

@@ -120,13 +120,15 @@ def test_a_bad_field_is_shown_beside_its_input_on_the_row_it_was_typed_in(consol
     assert not ConversionSchema.objects.exists()
 
 
-def test_overlapping_ranges_are_shown_on_the_second_row(console, ios_app):
+def test_overlapping_ranges_are_shown_on_the_later_row_naming_the_other_by_row(console, ios_app):
     bad = copy.deepcopy(SCHEMA)
     bad["windows"][1]["rules"][2]["min_revenue"] = 5  # [5, ∞) overlaps [0.01, 10)
     response = console.post(page(ios_app), form_post(bad))
     assert response.status_code == 400
     html = response.content.decode()
-    assert re.search(r'id="err_w1-r2"><li>Rule 3: Its revenue range overlaps rule 1', html)
+    # the API's "rule 1" (its index in the body) is the form's second row
+    assert re.search(r'id="err_w1-r2"><li>Its revenue range overlaps row 2&#x27;s on the same '
+                     r"events", html)
     assert not ConversionSchema.objects.exists()
 
 

@@ -85,3 +85,13 @@ def test_rows_are_added_up_to_the_limits_and_removed_by_position():
     assert not schema_form.can_add(full, 0)
     assert len(schema_form.rows_added(full, window=2, count=10).windows[2].rows) == 22
     assert not schema_form.can_add(schema_form.rows_added(full, window=2, count=10), 2)
+
+
+def test_the_apis_rule_numbers_become_the_forms_row_numbers():
+    positions = [[1, 3, 4], [], []]
+    placed = schema_form.errors_placed({
+        "windows[0].rules[2].fine": ["Rule 0 gives fine value 5 already."],
+        "windows[0].rules[1]": ["Its revenue range overlaps rule 0's on the same events."]},
+        positions)
+    assert placed.cells == {(0, 4, "fine"): ["Row 2 gives fine value 5 already."]}
+    assert placed.rows == {(0, 3): ["Its revenue range overlaps row 2's on the same events."]}
