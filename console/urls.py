@@ -15,6 +15,7 @@ from console.views import (
     links,
     reports,
     sdk,
+    skan_report,
 )
 
 app_name = "console"
@@ -93,4 +94,5 @@ urlpatterns = [
          name="link-delete"),
     path("apps/<uuid:app_id>/conversion-schema", conversion.ConversionSchemaPage.as_view(),
          name="conversion"),
+    path("apps/<uuid:app_id>/skan", skan_report.SkanReportPage.as_view(), name="skan-report"),
 ]

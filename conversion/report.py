@@ -14,7 +14,7 @@ says so.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -44,12 +44,10 @@ class ArrivedPostback:
 
 
 @dataclass
-class SkanRow:
-    date: date
-    window: int
-    media_source: str
-    ad_network_id: str
-    source_identifier: str
+class SkanCounts:
+    """What the report counts for a group of postbacks; the report's rows and the console's
+    sums over them (per network, per window, the whole range) alike."""
+
     postbacks: int = 0
     installs: int = 0
     null_values: int = 0
@@ -75,6 +73,34 @@ class SkanRow:
     @property
     def coarse_value_counts(self) -> dict[str, int]:
         return {name: self.coarse_values.get(name, 0) for name in values.COARSE_VALUES}
+
+    def add(self, other: SkanCounts) -> None:
+        for name in ("postbacks", "installs", "null_values", "redownloads", "decoded",
+                     "undecoded"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for mine, theirs in ((self.fine_values, other.fine_values),
+                             (self.coarse_values, other.coarse_values)):
+            for value, count in theirs.items():
+                mine[value] = mine.get(value, 0) + count
+        self.estimated_revenue.merge(other.estimated_revenue)
+
+
+@dataclass(kw_only=True)
+class SkanRow(SkanCounts):
+    date: date
+    window: int
+    media_source: str
+    ad_network_id: str
+    source_identifier: str
+
+
+def skan_summed(rows: Iterable[SkanRow], key: Callable[[SkanRow], Hashable]
+                ) -> dict[Hashable, SkanCounts]:
+    """The rows' counts summed per `key(row)`, in the order the keys first appear."""
+    sums: dict[Hashable, SkanCounts] = {}
+    for row in rows:
+        sums.setdefault(key(row), SkanCounts()).add(row)
+    return sums
 
 
 def version_active_at(versions: list[SchemaVersion], at: datetime) -> SchemaVersion | None:

@@ -1,4 +1,4 @@
-"""An app's short links (docs/console.md, "Links and SKAdNetwork pages"): the list (newest first,
+"""An app's short links (docs/console.md, "Links pages"): the list (newest first,
 keyset-paged), a builder form for every field the links API takes, a link's page with its short URL,
 its QR code and its report by day, and delete after a confirmation.
 

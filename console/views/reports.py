@@ -43,12 +43,16 @@ class ReportPage(ReportReads, AppPage, ABC):
         period, currency = reading.period_for_read(
             app_id=self.app.id, start=self.range.start, end=self.range.end,
             reads_rollups=self.reads_rollups)
-        # Before the figures (analytics/reading.py): they then hold at least this much.
-        data_through = rollups.data_through(app_id=self.app.id)
+        data_through = self.data_through()
         report = self.report(period=period, currency=currency)
         return render(request, self.template, self.context(
             range=self.range, currency=currency, keep=self.keep(), presets=self.preset_links(),
             typed=self.typed(), data_through=data_through, **report))
+
+    def data_through(self):
+        """Up to when the figures are complete, read before them (analytics/reading.py): they
+        then hold at least this much."""
+        return rollups.data_through(app_id=self.app.id)
 
     def typed(self) -> dict[str, str]:
         """The custom form's dates: what was typed when it was refused, else the range's."""

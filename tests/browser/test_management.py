@@ -2,6 +2,7 @@
 deletion through the confirmation, and a postback created, edited, deactivated and deleted."""
 
 import pytest
+import requests
 
 from tests.browser.steps import (
     api_create_app,
@@ -77,22 +78,46 @@ def test_a_postback_is_created_edited_deactivated_and_deleted(page, service, scr
     expect(page.get_by_text("No postbacks yet.")).to_be_visible()
 
 
-def test_a_conversion_schema_is_saved_from_the_example_then_refused_when_broken(
+def test_a_conversion_schema_is_saved_from_rows_then_refused_beside_the_row(
         page, service, screenshot):
     account = api_sign_up(service, email="ios@example.com", company="Acme")
-    app_id = api_create_app(service, account.token, name="Runner", package="com.acme.runner")
+    android = api_create_app(service, account.token, name="Runner", package="com.acme.runner")
+    answer = requests.post(service.api("apps"),
+                           headers={"Authorization": f"Bearer {account.token}"},
+                           json={"name": "Runner iOS", "platform": "ios",
+                                 "bundle_id": "com.acme.runner"}, timeout=10)
+    assert answer.status_code == 201, answer.text
+    app_id = answer.json()["data"]["app"]["id"]
     log_in(page, account)
+    page.goto(f"/console/apps/{android}/")
+    expect(page.get_by_role("navigation", name="Runner").get_by_role(
+        "link", name="SKAdNetwork")).to_have_count(0)  # Apple's, for iOS apps only
     page.goto(f"/console/apps/{app_id}/")
 
-    open_app_page(page, "SKAdNetwork")
+    open_app_page(page, "SKAdNetwork", app="Runner iOS")
+    expect(page.get_by_text("No postbacks arrived in this range.")).to_be_visible()
+    screenshot("skan-report")
+    page.get_by_role("navigation", name="SKAdNetwork").get_by_role(
+        "link", name="Conversion schema").click()
     expect(page.get_by_text("No schema yet")).to_be_visible()
+    expect(page.get_by_label("Days 0-2, rule 1: event")).to_have_value("purchase")
     page.get_by_role("button", name="Save as a new version").click()
     expect(page.get_by_role("heading", name="Active: version 1")).to_be_visible()
     screenshot("conversion-schema")
 
-    page.get_by_label("Schema (JSON)").fill('{"currency": "USD", "windows": []}')
-    page.get_by_role("button", name="Save as a new version").click()
-    expect(page.locator("#err_schema")).to_contain_text("windows")
-    page.get_by_role("navigation", name="Runner").get_by_role(
+    page.get_by_label("Days 0-2, rule 1: fine value").fill("64")
+    page.get_by_label("Days 0-2, rule 1: fine value").press("Enter")  # Enter saves
+    expect(page.locator("#err_w0-r0-fine")).to_contain_text("an integer from 0 to 63")
+    page.get_by_role("button", name="Add rows to Days 3-7").click()  # htmx, or a reload
+    expect(page.get_by_label("Days 3-7, rule 6: event")).to_have_value("")
+    expect(page.get_by_label("Days 0-2, rule 1: fine value")).to_have_value("64")
+
+    page.get_by_text("Advanced: the schema as JSON").click()
+    page.get_by_label("Schema (JSON)").fill('{"currency": "USD",\n "windows": [}')
+    page.get_by_role("button", name="Save this JSON as a new version").click()
+    expect(page.locator("#err_schema")).to_contain_text("line 2, column 14")
+    page.get_by_role("navigation", name="Runner iOS").get_by_role(
         "link", name="SKAdNetwork", exact=True).click()
+    page.get_by_role("navigation", name="SKAdNetwork").get_by_role(
+        "link", name="Conversion schema").click()
     expect(page.get_by_role("heading", name="Active: version 1")).to_be_visible()
