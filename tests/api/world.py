@@ -32,6 +32,10 @@ class World:
     schema_version: int
     network_id: str
 
+    @property
+    def app_id(self) -> str:
+        return str(self.app.id)
+
 
 def build() -> World:
     owner = UserFactory(email="owner@example.com", is_staff=True, is_superuser=True)
