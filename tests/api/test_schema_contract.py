@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from dataclasses import dataclass, field
 
 import jsonschema
@@ -21,6 +22,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.api import world as worlds
+from tests.conftest import client_for
+from tests.factories import AppFactory, UserFactory, issue_key
 from tests.skan import apple_vectors as apple
 from tracking.services import ClickInput, click_record
 
@@ -210,17 +213,20 @@ def test_a_repeat_install_that_reengages_answers_as_its_schema_says(published, w
     assert contract_problems(operation, response, published["components"]["schemas"]) == []
 
 
-def call(world, example: Example, method: str, route: str, body=None):
+def call(world, example: Example, method: str, route: str, body=None, client=None,
+         path_values=None):
     """The example's request, in a savepoint rolled back after it: no example sees another's
-    writes (a DELETE leaves the object for the next)."""
+    writes (a DELETE leaves the object for the next). `client` and `path_values` stand in for
+    the example's caller and path arguments."""
     path = route
     for name, attribute in example.path.items():
-        path = path.replace("{" + name + "}", str(getattr(world, attribute)))
+        value = (path_values or {}).get(name) or getattr(world, attribute)
+        path = path.replace("{" + name + "}", str(value))
     query = example.query(world) if callable(example.query) else example.query
     if body is None:
         body = example.body(world) if callable(example.body) else example.body
-    client = {"owner": world.owner_api, "key": world.sdk_api, "nobody": APIClient()}[
-        example.caller]
+    client = client or {"owner": world.owner_api, "key": world.sdk_api,
+                        "nobody": APIClient()}[example.caller]
     with transaction.atomic():
         if method == "GET":
             response = client.get(path, query)
@@ -233,10 +239,85 @@ def call(world, example: Example, method: str, route: str, body=None):
     return response
 
 
-def contract_problems(operation: dict, response, components: dict) -> list[str]:
+MISSING_IDS = {"version": "987654", "key_id": "0000000000000000", "network_id": "missing"}
+
+
+@pytest.fixture
+def strangers(world):
+    """Callers the examples' objects are not for: nobody, another organization's owner, and
+    the key of another app of the same organization."""
+    outsider = UserFactory(email="outsider@example.org")
+    other_app = AppFactory(organization=world.owner.organization)
+    other_key = APIClient()
+    other_key.credentials(HTTP_X_API_KEY=issue_key(other_app, permissions=["read", "write"]))
+    return {"nobody": APIClient(), "outsider": client_for(outsider), "other_app_key": other_key}
+
+
+# The refusals the spec names (spec: Endpoints), each with the status it gives.
+SPEC_REFUSALS = [
+    ("auth_signup_create", 409, Example("nobody", body={
+        "email": "owner@example.com", "password": "long enough secret", "name": "Again",
+        "company_name": "Again"})),
+    ("auth_login_create", 401, Example("nobody", body={"email": "owner@example.com",
+                                                        "password": "wrong password"})),
+    ("auth_me_retrieve", 401, Example("nobody")),
+    ("apps_create", 409, Example(body={"name": "Twin", "platform": "ios",
+                                       "bundle_id": "com.example.shop"})),
+    ("apps_retrieve", 404, Example(path={"app_id": "postback_id"})),
+    ("installs_create", 401, Example("nobody", body=lambda w: {
+        "app_id": str(w.app.id), "platform": "ios", "sdk_version": "1.0.0"})),
+    ("installs_create", 400, Example("key", body=lambda w: {"app_id": str(w.app.id)})),
+    ("postbacks_create", 409, Example(body=lambda w: {
+        "app_id": str(w.app.id), "media_source": "network_a",
+        "postback_url": "https://postbacks.example.com/again"})),
+    ("link_domains_create", 409, Example(body={"host": "go.example.com"})),
+]
+
+
+def test_every_refusal_the_spec_names_is_given_and_documented(published, world):
+    by_id = {operation_id: (method, route, operation)
+             for operation_id, method, route, operation in operations(published)}
+    problems = []
+    for operation_id, status, example in SPEC_REFUSALS:
+        method, route, operation = by_id[operation_id]
+        response = call(world, example, method, route)
+        if response.status_code != status:
+            problems.append(f"{operation_id}: {response.status_code} instead of {status}")
+        problems += [f"{operation_id}: {problem}" for problem in contract_problems(
+            operation, response, published["components"]["schemas"], refusal=True)]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_refusal_a_caller_can_meet_is_documented(published, world, strangers):
+    """The same requests from callers they are not for, and with ids that exist nowhere: each
+    answer's status is documented and its body is the documented error envelope."""
+    components = published["components"]["schemas"]
+    problems = []
+    for operation_id, method, route, operation in operations(published):
+        example = EXAMPLES[operation_id]
+        variants = {name: {"client": client} for name, client in strangers.items()
+                    if (name == "other_app_key") == (example.caller == "key")
+                    and example.caller != "nobody"}
+        if example.path:
+            variants["missing ids"] = {"path_values": {
+                name: MISSING_IDS.get(name, str(uuid.UUID(int=1))) for name in example.path}}
+        for variant, overrides in variants.items():
+            response = call(world, example, method, route, **overrides)
+            problems += [f"{operation_id} ({variant}): {problem}" for problem in
+                         contract_problems(operation, response, components, refusal=True)]
+    assert not problems, "\n".join(problems)
+
+
+def contract_problems(operation: dict, response, components: dict, *,
+                      refusal: bool = False) -> list[str]:
+    """What in `response` the operation's documentation does not say. A valid request must
+    succeed; a `refusal` must not be a server error (a caller the request is not for may be
+    served its own empty list, a 2xx)."""
     status = str(response.status_code)
-    if not status.startswith(("2", "3")):
+    if not refusal and not status.startswith(("2", "3")):
         return [f"a valid request answered {status}: {response.content[:300]!r}"]
+    if refusal and not status.startswith(("2", "4")):  # a stranger may be served its own
+        return [f"answered {status}: {response.content[:300]!r}"]
     documented = operation["responses"].get(status)
     if documented is None:
         return [f"status {status} is not documented ({sorted(operation['responses'])})"]
