@@ -156,6 +156,14 @@ def problems_of(response, method: str, path: str) -> list[str]:
     return found
 
 
+def methods_for(kind: str, path: str) -> tuple[str, ...]:
+    # Signed in, the admin's pages do real work (about 0.1 s each); its views answer every
+    # method but POST as a GET, and class-based ones (login) a PUT as a POST.
+    if kind == "owner_session" and path.startswith("/admin/"):
+        return ("GET", "POST", "PUT")
+    return METHODS
+
+
 @pytest.mark.parametrize("kind", CALLERS)
 def test_every_route_answers_every_method_without_a_server_error(world, kind):
     client = caller(kind, world)
@@ -166,7 +174,7 @@ def test_every_route_answers_every_method_without_a_server_error(world, kind):
         paths = [path for path in paths if not path.startswith("/api/")]
     problems = []
     for path in paths:
-        for method in METHODS:
+        for method in methods_for(kind, path):
             response = answer(client, cookies, method, path)
             problems += [f"{method} {path} as {kind}: {p}"
                          for p in problems_of(response, method, path)]

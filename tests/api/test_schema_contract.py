@@ -14,6 +14,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import jsonschema
 import pytest
@@ -30,7 +31,11 @@ from tracking.services import ClickInput, click_record
 pytestmark = pytest.mark.django_db
 
 SESSION = "0b9d2c3e-8f5e-4a4c-9a55-1f2b3c4d5e6f"
-PERIOD = {"start_date": "2025-02-01T00:00:00Z", "end_date": "2025-04-01T00:00:00Z"}
+# The last days, where the world's facts are: a period reaching back far makes the rollups
+# (refreshed on demand where no beat runs) cover every day since.
+TODAY = datetime.now(UTC).date()
+PERIOD = {"start_date": f"{TODAY - timedelta(days=7)}T00:00:00Z",
+          "end_date": f"{TODAY + timedelta(days=1)}T00:00:00Z"}
 
 
 @dataclass
@@ -85,7 +90,8 @@ EXAMPLES: dict[str, Example] = {
     "events_create": Example("key", body=lambda w: {
         "app_id": str(w.app.id), "device_id": "IDFA-0001", "sdk_version": "1.0.0",
         "events": [{"event_name": "level_up", "properties": {"level": 2},
-                    "timestamp": 1_750_000_000_000, "session_id": SESSION}]}),
+                    "timestamp": int(time.time() * 1000) - 60_000,
+                    "session_id": SESSION}]}),
     "conversion_schema_for_sdk": Example("key", path=APP),
     "conversion_value": Example("key", body=lambda w: {
         "app_id": str(w.app.id), "window": 0, "events": [{"event_name": "tutorial_complete",
@@ -113,8 +119,8 @@ EXAMPLES: dict[str, Example] = {
     "analytics_export_retrieve": Example(query=period(type="installs")),
     "analytics_skan": Example(query=period()),
     "costs_create": Example(body=lambda w: {"app_id": str(w.app.id), "rows": [
-        {"date": "2025-03-02", "media_source": "network_a", "campaign_id": "summer",
-         "cost": "7.25", "currency": "USD"}]}),
+        {"date": str(TODAY - timedelta(days=2)), "media_source": "network_a",
+         "campaign_id": "summer", "cost": "7.25", "currency": "USD"}]}),
     # Links
     "link_domains_list": Example(),
     "link_domains_create": Example(body={"host": "open.example.com"}),

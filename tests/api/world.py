@@ -3,7 +3,9 @@ the route walk and the schema contract test read their path arguments and bodies
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 from rest_framework.test import APIClient
 
@@ -67,8 +69,8 @@ def build() -> World:
     made(owner_api.put(f"/api/v1/apps/{app.id}/ad-networks/com.example",
                        {"name": "Example Network"}, format="json"), 200)
     made(owner_api.post("/api/v1/costs", {"app_id": str(app.id), "rows": [
-        {"date": "2025-03-01", "media_source": "network_a", "campaign_id": "summer",
-         "cost": "12.50", "currency": "USD"}]}, format="json"), 200)
+        {"date": str(date.today() - timedelta(days=1)), "media_source": "network_a",
+         "campaign_id": "summer", "cost": "12.50", "currency": "USD"}]}, format="json"), 200)
     click = APIClient().get("/api/v1/clicks", {
         "app_id": str(app.id), "pid": "network_a", "c": "summer",
         "advertising_id": "IDFA-0001"}, HTTP_USER_AGENT="Mozilla/5.0 (iPhone)")
@@ -79,7 +81,7 @@ def build() -> World:
     made(sdk_api.post("/api/v1/events", {
         "app_id": str(app.id), "device_id": "IDFA-0001", "sdk_version": "1.0.0",
         "events": [{"event_name": "purchase", "properties": {"amount": 4.99, "currency": "USD"},
-                    "timestamp": 1_750_000_000_000,
+                    "timestamp": int(time.time() * 1000) - 60_000,
                     "session_id": "0b9d2c3e-8f5e-4a4c-9a55-1f2b3c4d5e6f"}]},
         format="json"), 200)
     from tracking.models import Install
