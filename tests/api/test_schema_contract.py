@@ -138,7 +138,7 @@ EXAMPLES: dict[str, Example] = {
     "postbacks_list": Example(query=app_query()),
     "postbacks_create": Example(body=lambda w: {
         "app_id": str(w.app.id), "media_source": "network_b",
-        "postback_url": "https://postbacks.example.com/b?id={install_id}", "http_method": "POST"}),
+        "postback_url": "https://postbacks.invalid/b?id={install_id}", "http_method": "POST"}),
     "postbacks_retrieve": Example(path={"postback_id": "postback_id"}),
     "postbacks_update": Example(path={"postback_id": "postback_id"}, body={"active": False}),
     "postbacks_destroy": Example(path={"postback_id": "postback_id"}),
@@ -146,7 +146,7 @@ EXAMPLES: dict[str, Example] = {
     "postbacks_logs_retrieve": Example(query=app_query(limit=10)),
     "webhooks_list": Example(query=app_query()),
     "webhooks_create": Example(body=lambda w: {
-        "app_id": str(w.app.id), "url": "https://hooks.example.com/second",
+        "app_id": str(w.app.id), "url": "https://hooks.invalid/second",
         "events": ["install"]}),
     "webhooks_retrieve": Example(path={"webhook_id": "webhook_id"}),
     "webhooks_update": Example(path={"webhook_id": "webhook_id"}, body={"events": ["event"]}),
@@ -275,7 +275,7 @@ SPEC_REFUSALS = [
     ("installs_create", 400, Example("key", body=lambda w: {"app_id": str(w.app.id)})),
     ("postbacks_create", 409, Example(body=lambda w: {
         "app_id": str(w.app.id), "media_source": "network_a",
-        "postback_url": "https://postbacks.example.com/again"})),
+        "postback_url": "https://postbacks.invalid/again"})),
     ("link_domains_create", 409, Example(body={"host": "go.example.com"})),
 ]
 

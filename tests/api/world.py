@@ -58,11 +58,12 @@ def build() -> World:
     link = made(owner_api.post("/api/v1/links", {
         "app_id": str(app.id), "media_source": "network_a", "campaign_id": "summer",
         "code": "summer-sale", "name": "Summer"}, format="json"))["link"]
+    # Receivers under .invalid (RFC 6761): a test send fails at once, on no one's server.
     postback = made(owner_api.post("/api/v1/postbacks", {
         "app_id": str(app.id), "media_source": "network_a",
-        "postback_url": "https://postbacks.example.com/p?install={install_id}"}, format="json"))
+        "postback_url": "https://postbacks.invalid/p?install={install_id}"}, format="json"))
     webhook = made(owner_api.post("/api/v1/webhooks", {
-        "app_id": str(app.id), "url": "https://hooks.example.com/in",
+        "app_id": str(app.id), "url": "https://hooks.invalid/in",
         "events": ["install", "event"]}, format="json"))
     schema = made(owner_api.post(f"/api/v1/apps/{app.id}/conversion-schemas", SCHEMA,
                                  format="json"))["schema"]
