@@ -1,7 +1,8 @@
 """Authentication endpoints: signup, login, me (spec: Authentication endpoints)."""
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -13,6 +14,8 @@ from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.throttling import enforce
 
 TOO_MANY_LOGINS = "Too many login attempts; try again later."
+EMAIL_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=services.EMAIL_TAKEN)
+BAD_CREDENTIALS = OpenApiResponse(OpenApiTypes.OBJECT, description=services.BAD_CREDENTIALS)
 
 
 def _token_body(user) -> dict:
@@ -24,7 +27,7 @@ class SignupView(APIView):
     permission_classes = [AllowAny]
     throttle_classes: list = []
 
-    @extend_schema(request=SignupInput, responses={201: TokenOutput}, auth=[])
+    @extend_schema(request=SignupInput, responses={201: TokenOutput, 409: EMAIL_TAKEN}, auth=[])
     def post(self, request):
         enforce(request, group="signup", key=request_client_ip(request),
                 rate=settings.SIGNUP_RATE_LIMIT)
@@ -39,7 +42,8 @@ class LoginView(APIView):
     permission_classes = [AllowAny]
     throttle_classes: list = []
 
-    @extend_schema(request=LoginInput, responses={200: TokenOutput}, auth=[])
+    @extend_schema(request=LoginInput, responses={200: TokenOutput, 401: BAD_CREDENTIALS},
+                   auth=[])
     def post(self, request):
         payload = LoginInput(data=request.data)
         payload.is_valid(raise_exception=True)

@@ -8,8 +8,9 @@ HotPathMiddleware (attribution_site/api/hot_paths.py): the body limit, the key c
 key's rate limit, the view's own `post` with a small request object, and the envelope around
 its answer or any exception. DRF's request and response machinery would cost about half a
 millisecond per call, a sixth of an install's budget; the serializers, the envelope, the error
-codes and the OpenAPI schema stay exactly the same. Other methods go through DRF as on any
-endpoint. `WithSdkPost` lets a dashboard view share its URL with an SDK POST (/installs).
+codes and the OpenAPI schema stay exactly the same. Other methods, and a POST to a view that
+takes none, go through DRF as on any endpoint. `WithSdkPost` lets a dashboard view share its
+URL with an SDK POST (/installs).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ class SdkView(APIView):
     api_key_in_body = False
 
     def dispatch(self, request, *args, **kwargs):
-        if request.method != "POST":
+        # A view without a POST handler (an SDK GET) leaves a POST to DRF as well, which
+        # refuses it as for any method the view lacks: 405, its `Allow`, the envelope.
+        if request.method != "POST" or not hasattr(self, "post"):
             return super().dispatch(request, *args, **kwargs)
         try:
             enforce_body_limit(request)

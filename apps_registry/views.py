@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -20,6 +21,8 @@ from apps_registry.serializers import (
 from attribution_site.api.exceptions import NotFound
 
 DELETED = inline_serializer("Deleted", {"success": serializers.BooleanField()})
+IDENTIFIER_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=(
+    "An app of this platform with this identifier exists in the organization."))
 
 
 class AppListView(OrganizationScopedView):
@@ -30,7 +33,8 @@ class AppListView(OrganizationScopedView):
         return Response({"apps": AppOutput(apps, many=True).data})
 
     @extend_schema(request=AppCreateInput,
-                   responses={201: inline_serializer("AppCreated", {"app": AppOutput()})})
+                   responses={201: inline_serializer("AppCreated", {"app": AppOutput()}),
+                              409: IDENTIFIER_TAKEN})
     def post(self, request):
         payload = AppCreateInput(data=request.data)
         payload.is_valid(raise_exception=True)

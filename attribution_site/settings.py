@@ -274,7 +274,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["attribution_site.api.renderers.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution_site.api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "attribution_site.api.exceptions.envelope_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps_registry.schema.AccessRulesAutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {

@@ -37,7 +37,10 @@ urlpatterns = [
     path("", include(links_urls.root_urlpatterns)),  # /l/{code}, association files
     path("", include(skan_urls.root_urlpatterns)),  # Apple's well-known postback paths
     path("api/v1/", include(api_v1)),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The docs page renders only HTML: DRF's OPTIONS answer (JSON metadata) has no template.
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema",
+                                                     http_method_names=["get", "head"]),
+         name="api-docs"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),

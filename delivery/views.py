@@ -11,8 +11,10 @@ from __future__ import annotations
 from abc import ABCMeta, abstractmethod
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_view,
     inline_serializer,
@@ -67,6 +69,8 @@ class ConfigView(OrganizationScopedView, metaclass=ABCMeta):
     # What create answers besides the object (field classes: the schema lists fields in the
     # order they are made, so they are made after the object's).
     created_extra: dict[str, type[serializers.Field]] = {}
+    # What create and update can refuse as a conflict, for the schema.
+    conflicts: dict[int, OpenApiResponse] = {}
 
     def get_config(self, config_id=None) -> PostbackConfig | Webhook:
         """The configuration named by `config_id`, else by the URL: 404 unless the caller's."""
@@ -98,6 +102,8 @@ class PostbackView(ConfigView):
     kind = Kind.POSTBACK.value
     output, log_output = PostbackOutput, PostbackLogOutput
     create_input, update_input = PostbackCreateInput, PostbackUpdateInput
+    conflicts = {409: OpenApiResponse(OpenApiTypes.OBJECT, description=(
+        "The app has a postback for this media source already."))}
 
     def create(self, app, fields):
         return {"postback": PostbackOutput(services.postback_create(app=app, **fields)).data}
@@ -199,7 +205,8 @@ def _list_schema(view: type[ConfigView]) -> type[ConfigView]:
                               f"{name}List", {f"{view.kind}s": view.output(many=True)})}),
         post=extend_schema(request=view.create_input, responses={201: inline_serializer(
             f"{name}Created", {view.kind: view.output(),
-                               **{key: field() for key, field in view.created_extra.items()}})}),
+                               **{key: field() for key, field in view.created_extra.items()}}),
+            **view.conflicts}),
     )(view)
 
 
@@ -209,7 +216,7 @@ def _detail_schema(view: type[ConfigView]) -> type[ConfigView]:
         get=extend_schema(responses={200: inline_serializer(f"{name}Detail",
                                                             {view.kind: view.output()})}),
         put=extend_schema(request=view.update_input, responses={200: inline_serializer(
-            f"{name}Updated", {view.kind: view.output()})}),
+            f"{name}Updated", {view.kind: view.output()}), **view.conflicts}),
         delete=extend_schema(responses={200: DELETED}),
     )(view)
 

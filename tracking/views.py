@@ -32,8 +32,8 @@ from tracking.serializers import (
     EventBatchResult,
     InstallInput,
     InstallOutput,
-    attribution_result,
     event_batch_input,
+    install_answer,
     install_input,
 )
 from tracking.useragent import device_info
@@ -112,17 +112,8 @@ class InstallReportView(SdkView):
                 ip=request_client_ip(request) or None,
                 user_agent=request.META.get("HTTP_USER_AGENT", "")),
             now=timezone.now())
-        body = attribution_result(outcome.install)
-        if outcome.reengagement is not None:
-            touch = outcome.reengagement.clicked_at
-            body["reengagement"] = {
-                "reengagementId": str(outcome.reengagement.id),
-                "mediaSource": outcome.reengagement.media_source,
-                "campaignId": outcome.reengagement.campaign_id,
-                "attributedTouchTime": int(touch.timestamp() * 1000),
-                "deepLink": outcome.reengagement_deep_link}
-        return Response(body, status=status.HTTP_201_CREATED if outcome.created
-                        else status.HTTP_200_OK)
+        return Response(install_answer(outcome), status=status.HTTP_201_CREATED
+                        if outcome.created else status.HTTP_200_OK)
 
 
 class InstallsView(WithSdkPost, OrganizationScopedView):

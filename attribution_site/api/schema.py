@@ -2,7 +2,8 @@
 
 Views describe their `data` payloads; this hook rewrites each 2xx JSON schema into
 `{success: true, data: <payload>}` and adds the error envelope for every 4xx/5xx, so the schema
-at /api/v1/schema/ matches the wire exactly.
+at /api/v1/schema/ matches the wire exactly. Every JSON operation documents the errors any
+request can meet (400, 429, 500, and 401 where it takes credentials).
 """
 
 from __future__ import annotations
@@ -54,9 +55,18 @@ def envelope_postprocessing_hook(result, generator, request, public):
                     }
                 else:
                     content["application/json"]["schema"] = error_ref
+            if not _answers_json(responses):
+                continue  # the click redirector: a redirect whatever happens, no envelope
             for status, description in _DEFAULT_ERRORS.items():
+                if status == "401" and not operation.get("security"):
+                    continue  # no credentials to refuse; login documents its own 401
                 responses.setdefault(status, {
                     "description": description,
                     "content": {"application/json": {"schema": error_ref}},
                 })
     return result
+
+
+def _answers_json(responses: dict) -> bool:
+    return any("application/json" in response.get("content", {})
+               for response in responses.values())

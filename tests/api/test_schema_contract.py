@@ -1,0 +1,395 @@
+"""Every operation the published schema (/api/v1/schema/) lists, called with a valid request,
+answers a documented status with a body the schema describes (docs/decisions.md, "The schema is
+a contract").
+
+`EXAMPLES` holds one valid request per operationId; an operation added without one fails
+`test_every_operation_has_an_example`. The bodies are validated strictly: `$ref`s resolved,
+OpenAPI 3.0's `nullable` read as "or null", and an object may not carry a property its schema
+does not name, so an undocumented field fails as surely as a missing one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import jsonschema
+import pytest
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from tests.api import world as worlds
+from tests.conftest import client_for
+from tests.factories import AppFactory, UserFactory, issue_key
+from tests.skan import apple_vectors as apple
+from tracking.services import ClickInput, click_record
+
+pytestmark = pytest.mark.django_db
+
+SESSION = "0b9d2c3e-8f5e-4a4c-9a55-1f2b3c4d5e6f"
+# The last days, where the world's facts are: a period reaching back far makes the rollups
+# (refreshed on demand where no beat runs) cover every day since.
+TODAY = datetime.now(UTC).date()
+PERIOD = {"start_date": f"{TODAY - timedelta(days=7)}T00:00:00Z",
+          "end_date": f"{TODAY + timedelta(days=1)}T00:00:00Z"}
+
+
+@dataclass
+class Example:
+    """A valid request: who calls, the path's arguments (names of World attributes), the
+    query and the body (callables take the World)."""
+
+    caller: str = "owner"
+    path: dict = field(default_factory=dict)
+    query: object = None
+    body: object = None
+
+
+def app_query(**extra):
+    return lambda w: {"app_id": str(w.app.id), **extra}
+
+
+def period(**extra):
+    return lambda w: {"app_id": str(w.app.id), **PERIOD, **extra}
+
+
+APP = {"app_id": "app_id"}
+EXAMPLES: dict[str, Example] = {
+    # Authentication
+    "auth_signup_create": Example("nobody", body={
+        "email": "new@example.com", "password": "long enough secret", "name": "New Person",
+        "company_name": "New Company"}),
+    "auth_login_create": Example("nobody", body={"email": "owner@example.com",
+                                                 "password": worlds.PASSWORD}),
+    "auth_me_retrieve": Example(),
+    # Apps, keys, ad networks
+    "apps_list": Example(),
+    "apps_create": Example(body={"name": "Shop for Android", "platform": "android",
+                                 "package_name": "com.example.shop.android",
+                                 "play_store_url": "https://play.google.com/store/apps/"
+                                                   "details?id=com.example.shop.android"}),
+    "apps_retrieve": Example(path=APP),
+    "apps_update": Example(path=APP, body={"name": "Renamed"}),
+    "apps_destroy": Example(path=APP),
+    "apps_keys_retrieve": Example(path=APP),
+    "apps_keys_create": Example(path=APP, body={"name": "backend", "permissions": ["read"]}),
+    "keys_destroy": Example(path={"key_id": "key_id"}),
+    "ad_networks_list": Example(path=APP),
+    "ad_networks_set": Example(path={**APP, "network_id": "network_id"},
+                               body={"name": "Renamed Network"}),
+    "ad_networks_clear": Example(path={**APP, "network_id": "network_id"}),
+    # SDK
+    "clicks_redirect": Example("nobody", query=app_query(pid="network_a", c="summer")),
+    "installs_create": Example("key", body=lambda w: {
+        "app_id": str(w.app.id), "device_id": "IDFA-0002", "platform": "ios",
+        "sdk_version": "1.0.0", "os_version": "17.4", "device_model": "iPhone15,2"}),
+    "events_create": Example("key", body=lambda w: {
+        "app_id": str(w.app.id), "device_id": "IDFA-0001", "sdk_version": "1.0.0",
+        "events": [{"event_name": "level_up", "properties": {"level": 2},
+                    "timestamp": int(time.time() * 1000) - 60_000,
+                    "session_id": SESSION}]}),
+    "conversion_schema_for_sdk": Example("key", path=APP),
+    "conversion_value": Example("key", body=lambda w: {
+        "app_id": str(w.app.id), "window": 0, "events": [{"event_name": "tutorial_complete",
+                                             "timestamp": int(time.time() * 1000)}]}),
+    "deeplinks_resolve": Example("key", body=lambda w: {
+        "app_id": str(w.app.id), "url": f"https://links.example.com/l/{w.link_code}"}),
+    "installs_list": Example(query=app_query()),
+    "installs_retrieve": Example(path={"install_id": "install_id"}),
+    # Apple's postbacks
+    "skadnetwork_postback_receive": Example("nobody", body=apple.V4_FINE),
+    "adattributionkit_postback_receive": Example("nobody", body=apple.AAK_BODY),
+    # Conversion values
+    "conversion_schemas_list": Example(path=APP),
+    "conversion_schemas_create": Example(path=APP, body={"windows": [
+        {"rules": [{"fine": 0, "coarse": "low"}]}, {"rules": [{"coarse": "low"}]},
+        {"rules": [{"coarse": "medium"}]}]}),
+    "conversion_schemas_retrieve": Example(path={**APP, "version": "schema_version"}),
+    # Analytics
+    "analytics_dashboard_retrieve": Example(query=period()),
+    "analytics_sources_retrieve": Example(query=period()),
+    "analytics_campaigns_retrieve": Example(query=period()),
+    "analytics_retention_retrieve": Example(query=period()),
+    "analytics_revenue_retrieve": Example(query=period()),
+    "analytics_attribution_retrieve": Example(query=period(model="linear")),
+    "analytics_export_retrieve": Example(query=period(type="installs")),
+    "analytics_skan": Example(query=period()),
+    "costs_create": Example(body=lambda w: {"app_id": str(w.app.id), "rows": [
+        {"date": str(TODAY - timedelta(days=2)), "media_source": "network_a",
+         "campaign_id": "summer", "cost": "7.25", "currency": "USD"}]}),
+    # Links
+    "link_domains_list": Example(),
+    "link_domains_create": Example(body={"host": "open.example.com"}),
+    "link_domains_destroy": Example(path={"domain_id": "link_domain_id"}),
+    "links_list": Example(query=app_query()),
+    "links_create": Example(body=lambda w: {
+        "app_id": str(w.app.id), "media_source": "network_b", "campaign_id": "autumn",
+        "deep_link_value": "product/42", "params": {"color": "red"}}),
+    "links_retrieve": Example(path={"link_id": "link_id"}),
+    "links_update": Example(path={"link_id": "link_id"}, body={"name": "Summer sale"}),
+    "links_destroy": Example(path={"link_id": "link_id"}),
+    "links_qr_retrieve": Example(path={"link_id": "link_id"}),
+    "links_report_retrieve": Example(path={"link_id": "link_id"}, query=lambda w: PERIOD),
+    # Postbacks and webhooks
+    "postbacks_list": Example(query=app_query()),
+    "postbacks_create": Example(body=lambda w: {
+        "app_id": str(w.app.id), "media_source": "network_b",
+        "postback_url": "https://postbacks.invalid/b?id={install_id}", "http_method": "POST"}),
+    "postbacks_retrieve": Example(path={"postback_id": "postback_id"}),
+    "postbacks_update": Example(path={"postback_id": "postback_id"}, body={"active": False}),
+    "postbacks_destroy": Example(path={"postback_id": "postback_id"}),
+    "postbacks_test_create": Example(path={"postback_id": "postback_id"}),
+    "postbacks_logs_retrieve": Example(query=app_query(limit=10)),
+    "webhooks_list": Example(query=app_query()),
+    "webhooks_create": Example(body=lambda w: {
+        "app_id": str(w.app.id), "url": "https://hooks.invalid/second",
+        "events": ["install"]}),
+    "webhooks_retrieve": Example(path={"webhook_id": "webhook_id"}),
+    "webhooks_update": Example(path={"webhook_id": "webhook_id"}, body={"events": ["event"]}),
+    "webhooks_destroy": Example(path={"webhook_id": "webhook_id"}),
+    "webhooks_test_create": Example(path={"webhook_id": "webhook_id"}),
+    "webhooks_logs_retrieve": Example(query=app_query(limit=10)),
+}
+
+
+@pytest.fixture
+def world(settings):
+    settings.DASHBOARD_RATE_LIMIT = "1000000/m"
+    built = worlds.build()
+    # One delivery attempt of each kind, so the log endpoints have an entry to describe.
+    for kind, config_id in (("postbacks", built.postback_id), ("webhooks", built.webhook_id)):
+        sent = built.owner_api.post(f"/api/v1/{kind}/{config_id}/test")
+        assert sent.status_code == 200, sent.content
+    return built
+
+
+@pytest.fixture
+def published(api):
+    response = api.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def operations(schema):
+    for route, item in schema["paths"].items():
+        for method, operation in item.items():
+            if isinstance(operation, dict) and "operationId" in operation:
+                yield operation["operationId"], method.upper(), route, operation
+
+
+def test_every_operation_has_an_example(published):
+    documented = {operation_id for operation_id, *_ in operations(published)}
+    assert sorted(documented - set(EXAMPLES)) == []  # a new operation needs an example here
+    assert sorted(set(EXAMPLES) - documented) == []  # an example of an operation that left
+
+
+def test_every_operation_answers_a_valid_request_as_its_schema_says(published, world):
+    components = published["components"]["schemas"]
+    problems = []
+    for operation_id, method, route, operation in operations(published):
+        example = EXAMPLES[operation_id]
+        response = call(world, example, method, route)
+        problems += [f"{operation_id}: {problem}"
+                     for problem in contract_problems(operation, response, components)]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_repeat_install_that_reengages_answers_as_its_schema_says(published, world):
+    """The install answer's other shape: a repeat (200) carrying a re-engagement through a
+    link, whose deep link is an object."""
+    from links.models import Link
+
+    link = Link.objects.get(id=world.link_id)
+    Link.objects.filter(id=link.id).update(deep_link_value="cart", params={"reminder": "1"})
+    click_record(click=ClickInput(
+        app_id=world.app.id, campaign_id="winback", media_source="email", adset="", ad="",
+        advertising_id="IDFA-0001", ip="203.0.113.7", user_agent="Mozilla/5.0 (iPhone)",
+        accept_language="en", clicked_at=timezone.now(), link_id=link.id))
+    operation = published["paths"]["/api/v1/installs"]["post"]
+    response = call(world, EXAMPLES["installs_create"], "POST", "/api/v1/installs", body={
+        "app_id": str(world.app.id), "device_id": "IDFA-0001", "platform": "ios",
+        "sdk_version": "1.0.0"})
+    assert response.status_code == 200
+    assert response.json()["data"]["reengagement"]["deepLink"] == {
+        "value": "cart", "params": {"reminder": "1"}, "link_id": world.link_id}
+    assert contract_problems(operation, response, published["components"]["schemas"]) == []
+
+
+def call(world, example: Example, method: str, route: str, body=None, client=None,
+         path_values=None):
+    """The example's request, in a savepoint rolled back after it: no example sees another's
+    writes (a DELETE leaves the object for the next). `client` and `path_values` stand in for
+    the example's caller and path arguments."""
+    path = route
+    for name, attribute in example.path.items():
+        value = (path_values or {}).get(name) or getattr(world, attribute)
+        path = path.replace("{" + name + "}", str(value))
+    query = example.query(world) if callable(example.query) else example.query
+    if body is None:
+        body = example.body(world) if callable(example.body) else example.body
+    client = client or {"owner": world.owner_api, "key": world.sdk_api,
+                        "nobody": APIClient()}[example.caller]
+    with transaction.atomic():
+        if method == "GET":
+            response = client.get(path, query)
+        else:
+            target = path + ("?" + "&".join(f"{k}={v}" for k, v in query.items())
+                             if query else "")
+            response = client.generic(method, target, json.dumps(body) if body is not None
+                                      else "", content_type="application/json")
+        transaction.set_rollback(True)
+    return response
+
+
+MISSING_IDS = {"version": "987654", "key_id": "0000000000000000", "network_id": "missing"}
+
+
+@pytest.fixture
+def strangers(world):
+    """Callers the examples' objects are not for: nobody, another organization's owner, and
+    the key of another app of the same organization."""
+    outsider = UserFactory(email="outsider@example.org")
+    other_app = AppFactory(organization=world.owner.organization)
+    other_key = APIClient()
+    other_key.credentials(HTTP_X_API_KEY=issue_key(other_app, permissions=["read", "write"]))
+    return {"nobody": APIClient(), "outsider": client_for(outsider), "other_app_key": other_key}
+
+
+# The refusals the spec names (spec: Endpoints), each with the status it gives.
+SPEC_REFUSALS = [
+    ("auth_signup_create", 409, Example("nobody", body={
+        "email": "owner@example.com", "password": "long enough secret", "name": "Again",
+        "company_name": "Again"})),
+    ("auth_login_create", 401, Example("nobody", body={"email": "owner@example.com",
+                                                        "password": "wrong password"})),
+    ("auth_me_retrieve", 401, Example("nobody")),
+    ("apps_create", 409, Example(body={"name": "Twin", "platform": "ios",
+                                       "bundle_id": "com.example.shop"})),
+    ("apps_retrieve", 404, Example(path={"app_id": "postback_id"})),
+    ("installs_create", 401, Example("nobody", body=lambda w: {
+        "app_id": str(w.app.id), "platform": "ios", "sdk_version": "1.0.0"})),
+    ("installs_create", 400, Example("key", body=lambda w: {"app_id": str(w.app.id)})),
+    ("postbacks_create", 409, Example(body=lambda w: {
+        "app_id": str(w.app.id), "media_source": "network_a",
+        "postback_url": "https://postbacks.invalid/again"})),
+    ("link_domains_create", 409, Example(body={"host": "go.example.com"})),
+]
+
+
+def test_every_refusal_the_spec_names_is_given_and_documented(published, world):
+    by_id = {operation_id: (method, route, operation)
+             for operation_id, method, route, operation in operations(published)}
+    problems = []
+    for operation_id, status, example in SPEC_REFUSALS:
+        method, route, operation = by_id[operation_id]
+        response = call(world, example, method, route)
+        if response.status_code != status:
+            problems.append(f"{operation_id}: {response.status_code} instead of {status}")
+        problems += [f"{operation_id}: {problem}" for problem in contract_problems(
+            operation, response, published["components"]["schemas"], refusal=True)]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_refusal_a_caller_can_meet_is_documented(published, world, strangers):
+    """The same requests from callers they are not for, and with ids that exist nowhere: each
+    answer's status is documented and its body is the documented error envelope."""
+    components = published["components"]["schemas"]
+    problems = []
+    for operation_id, method, route, operation in operations(published):
+        example = EXAMPLES[operation_id]
+        variants = {name: {"client": client} for name, client in strangers.items()
+                    if (name == "other_app_key") == (example.caller == "key")
+                    and example.caller != "nobody"}
+        if example.path:
+            variants["missing ids"] = {"path_values": {
+                name: MISSING_IDS.get(name, str(uuid.UUID(int=1))) for name in example.path}}
+        for variant, overrides in variants.items():
+            response = call(world, example, method, route, **overrides)
+            problems += [f"{operation_id} ({variant}): {problem}" for problem in
+                         contract_problems(operation, response, components, refusal=True)]
+    assert not problems, "\n".join(problems)
+
+
+def contract_problems(operation: dict, response, components: dict, *,
+                      refusal: bool = False) -> list[str]:
+    """What in `response` the operation's documentation does not say. A valid request must
+    succeed; a `refusal` must not be a server error (a caller the request is not for may be
+    served its own empty list, a 2xx)."""
+    status = str(response.status_code)
+    if not refusal and not status.startswith(("2", "3")):
+        return [f"a valid request answered {status}: {response.content[:300]!r}"]
+    if refusal and not status.startswith(("2", "4")):  # a stranger may be served its own
+        return [f"answered {status}: {response.content[:300]!r}"]
+    documented = operation["responses"].get(status)
+    if documented is None:
+        return [f"status {status} is not documented ({sorted(operation['responses'])})"]
+    content_type = response.get("Content-Type", "").split(";")[0]
+    content = documented.get("content", {})
+    if not content:
+        return [] if not response.content or status.startswith("3") else [
+            f"{status} has a body the schema does not describe"]
+    if content_type not in content:
+        return [f"{status} answered {content_type}, documented {sorted(content)}"]
+    if content_type != "application/json":
+        return []
+    schema = json_schema(content[content_type].get("schema", {}), components)
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+    return [f"{status} at {'/'.join(map(str, error.absolute_path)) or 'the body'}: "
+            f"{error.message[:300]}"
+            for error in validator.iter_errors(response.json())]
+
+
+def json_schema(node, components: dict, depth: int = 0):
+    """An OpenAPI 3.0 schema as plain JSON Schema: `$ref`s inlined, `nullable` as "or null",
+    and objects closed to properties they do not name."""
+    assert depth < 40, "a recursive schema: resolve it lazily"
+    if isinstance(node, list):
+        return [json_schema(item, components, depth + 1) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return json_schema(components[node["$ref"].rsplit("/", 1)[1]], components, depth + 1)
+    converted = {}
+    for key, value in node.items():
+        if key == "properties":
+            converted[key] = {name: json_schema(sub, components, depth + 1)
+                              for name, sub in value.items()}
+        elif key in ("nullable", "readOnly", "writeOnly", "example", "discriminator"):
+            continue
+        else:
+            converted[key] = json_schema(value, components, depth + 1)
+    if "properties" in converted and "additionalProperties" not in converted:
+        converted["additionalProperties"] = False
+    if node.get("nullable"):
+        if "enum" in converted:
+            converted["enum"] = [*converted["enum"], None]
+        return {"anyOf": [converted, {"type": "null"}]}
+    return converted
+
+
+def test_the_contract_check_catches_an_undocumented_field_and_a_wrong_type():
+    operation = {"responses": {"200": {"content": {"application/json": {"schema": {
+        "type": "object", "properties": {"n": {"type": "integer", "nullable": True}}}}}}}}
+
+    class Answer:
+        status_code = 200
+        content = b"{}"
+
+        def __init__(self, body):
+            self.body = body
+
+        def get(self, name, default=""):
+            return "application/json"
+
+        def json(self):
+            return self.body
+
+    assert contract_problems(operation, Answer({"n": None}), {}) == []
+    assert contract_problems(operation, Answer({"n": 1}), {}) == []
+    assert len(contract_problems(operation, Answer({"n": "1"}), {})) == 1
+    assert len(contract_problems(operation, Answer({"n": 1, "extra": 2}), {})) == 1
+

@@ -1,0 +1,96 @@
+"""One organization with one of everything, made through the API as a customer would make it:
+the route walk and the schema contract test read their path arguments and bodies from it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from rest_framework.test import APIClient
+
+from tests.conftest import client_for
+from tests.conversion.samples import SCHEMA
+from tests.factories import AppFactory, UserFactory, issue_key
+from tests.skan import apple_vectors as apple
+
+PASSWORD = "correct horse battery"
+
+
+@dataclass
+class World:
+    owner: object
+    app: object
+    full_key: str
+    key_id: str
+    owner_api: APIClient
+    sdk_api: APIClient
+    link_domain_id: str
+    link_id: str
+    link_code: str
+    postback_id: str
+    webhook_id: str
+    install_id: str
+    schema_version: int
+    network_id: str
+
+    @property
+    def app_id(self) -> str:
+        return str(self.app.id)
+
+
+def build() -> World:
+    owner = UserFactory(email="owner@example.com", is_staff=True, is_superuser=True)
+    app = AppFactory(organization=owner.organization, platform="ios", package_name=None,
+                     bundle_id="com.example.shop", apple_app_id=str(apple.APP_STORE_ID),
+                     apple_team_id="ABCDE12345")
+    full_key = issue_key(app, name="everything", permissions=["read", "write", "admin"])
+    owner_api = client_for(owner)
+    sdk_api = APIClient()
+    sdk_api.credentials(HTTP_X_API_KEY=full_key)
+
+    def made(response, status=201):
+        assert response.status_code == status, response.content
+        return response.json()["data"]
+
+    domain = made(owner_api.post("/api/v1/link-domains", {"host": "go.example.com"},
+                                 format="json"))["link_domain"]
+    link = made(owner_api.post("/api/v1/links", {
+        "app_id": str(app.id), "media_source": "network_a", "campaign_id": "summer",
+        "code": "summer-sale", "name": "Summer"}, format="json"))["link"]
+    # Receivers under .invalid (RFC 6761): a test send fails at once, on no one's server.
+    postback = made(owner_api.post("/api/v1/postbacks", {
+        "app_id": str(app.id), "media_source": "network_a",
+        "postback_url": "https://postbacks.invalid/p?install={install_id}"}, format="json"))
+    webhook = made(owner_api.post("/api/v1/webhooks", {
+        "app_id": str(app.id), "url": "https://hooks.invalid/in",
+        "events": ["install", "event"]}, format="json"))
+    schema = made(owner_api.post(f"/api/v1/apps/{app.id}/conversion-schemas", SCHEMA,
+                                 format="json"))["schema"]
+    made(owner_api.put(f"/api/v1/apps/{app.id}/ad-networks/com.example",
+                       {"name": "Example Network"}, format="json"), 200)
+    made(owner_api.post("/api/v1/costs", {"app_id": str(app.id), "rows": [
+        {"date": str(date.today() - timedelta(days=1)), "media_source": "network_a",
+         "campaign_id": "summer", "cost": "12.50", "currency": "USD"}]}, format="json"), 200)
+    click = APIClient().get("/api/v1/clicks", {
+        "app_id": str(app.id), "pid": "network_a", "c": "summer",
+        "advertising_id": "IDFA-0001"}, HTTP_USER_AGENT="Mozilla/5.0 (iPhone)")
+    assert click.status_code == 302
+    install = made(sdk_api.post("/api/v1/installs", {
+        "app_id": str(app.id), "device_id": "IDFA-0001", "platform": "ios",
+        "sdk_version": "1.0.0"}, format="json"))
+    made(sdk_api.post("/api/v1/events", {
+        "app_id": str(app.id), "device_id": "IDFA-0001", "sdk_version": "1.0.0",
+        "events": [{"event_name": "purchase", "properties": {"amount": 4.99, "currency": "USD"},
+                    "timestamp": int(time.time() * 1000) - 60_000,
+                    "session_id": "0b9d2c3e-8f5e-4a4c-9a55-1f2b3c4d5e6f"}]},
+        format="json"), 200)
+    from tracking.models import Install
+
+    return World(
+        owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
+        owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
+        link_code=link["code"], postback_id=postback["postback"]["id"],
+        webhook_id=webhook["webhook"]["id"],
+        install_id=str(Install.objects.get(app=app).id) if install else "",
+        schema_version=schema["version"], network_id="com.example")
