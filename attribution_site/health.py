@@ -13,7 +13,7 @@ import logging
 from django.conf import settings
 from django.db import connection
 
-from attribution_site import readiness, redis_rest
+from attribution_site import readiness, redis_clients
 from attribution_site.api import envelope
 from attribution_site.api.exceptions import ServiceUnavailable
 
@@ -38,7 +38,7 @@ def _redis_ok() -> bool | None:
     if not settings.REDIS_URL:
         return None
     try:  # a fresh plain connection: the request path's rest would hide Redis's real state
-        with redis_rest.client(resting=False, shared=False, socket_connect_timeout=1,
+        with redis_clients.client(resting=False, shared=False, socket_connect_timeout=1,
                                socket_timeout=1) as client:
             return bool(client.ping())
     except Exception:  # noqa: BLE001

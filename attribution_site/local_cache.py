@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.signals import post_delete, post_save
 
-from attribution_site import redis_rest
+from attribution_site import redis_clients
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class _Subscription:
     def _listen(self, pid: int, url: str) -> None:
         # Its own long-lived connection, plain: this thread is off the request path and waits
         # for messages far longer than a request would wait for an answer.
-        client = redis_rest.client(url, resting=False, shared=False, socket_connect_timeout=2,
+        client = redis_clients.client(url, resting=False, shared=False, socket_connect_timeout=2,
                                    socket_timeout=10, client_name=subscriber_name(pid))
         pubsub = client.pubsub()
         try:
@@ -136,7 +136,7 @@ def _publish(name: str, key: str) -> None:
     try:
         # Plain, not resting: a revocation must reach the other processes even while this one
         # leaves Redis alone after a failure.
-        publisher = redis_rest.client(resting=False, socket_connect_timeout=1, socket_timeout=1)
+        publisher = redis_clients.client(resting=False, socket_connect_timeout=1, socket_timeout=1)
         publisher.publish(CHANNEL, f"{name}:{key}")
     except Exception:  # noqa: BLE001 - other processes keep their copy for at most the TTL
         logger.error("could not publish the invalidation of %s %s", name, key, exc_info=True)

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from attribution_site import local_cache, redis_rest
+from attribution_site import local_cache, redis_clients
 from tests.factories import AppFactory, UserFactory, issue_key
 from tests.pooling import pgbouncer
 from tests.replica.cluster import server_bindir
@@ -69,11 +69,11 @@ def pytest_collection_modifyitems(config, items):
 def _fast_hashing_and_clean_cache(settings):
     # Speed knob only: the default PBKDF2 makes every sign-up and login take ~0.3 s.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    redis_rest.reset()
+    redis_clients.reset()
     cache.clear()
     local_cache.clear_all()
     yield
-    redis_rest.reset()  # a test that made Redis fail must not leave the next one without it
+    redis_clients.reset()  # a test that made Redis fail must not leave the next one without it
     cache.clear()
     local_cache.clear_all()
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
-from attribution_site import redis_rest
+from attribution_site import redis_clients
 from attribution_site.api.exceptions import RateLimited
 
 logger = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
     the limit may be overshot by at most 1% per process.
 
     Fails open like the rest: when the shared counter cannot be reached the request goes
-    through, and while Redis is at rest (attribution_site/redis_rest.py) each process judges
+    through, and while Redis is at rest (attribution_site/redis_clients.py) each process judges
     by its own count alone (a lower bound of the global one, so it never limits wrongly) and
     keeps what it counted for the next sync.
     """
@@ -85,7 +85,7 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
         state = _pending.setdefault(key, [0, 0])
         state[0] += 1
         unsent, known = state
-        if unsent < sync_every or redis_rest.resting():
+        if unsent < sync_every or redis_clients.resting():
             return _verdict(known + unsent, limit, now, period)
         state[0] = 0
     try:
@@ -103,7 +103,7 @@ def fixed_window_hit(bucket: str, *, limit: int, period: int = 1) -> int | None:
 
 def _add_to_shared_count(key: str, amount: int, period: int) -> int:
     if settings.REDIS_URL:
-        pipe = redis_rest.client(socket_connect_timeout=0.5, socket_timeout=0.5).pipeline(
+        pipe = redis_clients.client(socket_connect_timeout=0.5, socket_timeout=0.5).pipeline(
             transaction=False)
         pipe.incrby(key, amount)
         pipe.expire(key, period + 1)

@@ -1,5 +1,5 @@
 """The SDK limiter's shared counter (attribution_site/api/throttling.py): counted in batches,
-and when Redis fails, one failed request per rest (attribution_site/redis_rest.py) rather
+and when Redis fails, one failed request per rest (attribution_site/redis_clients.py) rather
 than one per sync."""
 
 import os
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 import redis
 
-from attribution_site import redis_rest
+from attribution_site import redis_clients
 from attribution_site.api import throttling
 
 NOW = 1_800_000_000.5
@@ -19,7 +19,7 @@ def limiter(monkeypatch, settings):
     """A fresh limiter at a fixed instant; `limiter.clock.now` moves it."""
     clock = SimpleNamespace(now=NOW)
     monkeypatch.setattr(throttling, "time", SimpleNamespace(time=lambda: clock.now))
-    monkeypatch.setattr(redis_rest, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    monkeypatch.setattr(redis_clients, "time", SimpleNamespace(monotonic=lambda: clock.now))
     monkeypatch.setattr(throttling, "_pending", {})
     settings.RATELIMIT_ENABLE = True
     return SimpleNamespace(clock=clock, hit=throttling.fixed_window_hit)
@@ -65,16 +65,16 @@ def test_after_the_rest_the_counts_kept_meanwhile_reach_the_shared_counter(
     limiter.clock.now = NOW + 0.2  # same window, Redis still at rest
     limiter.hit("key:back", limit=100)
     assert shared_count("key:back") is None
-    limiter.clock.now = NOW + redis_rest.REST_SECONDS + 0.1  # the rest is over
+    limiter.clock.now = NOW + redis_clients.REST_SECONDS + 0.1  # the rest is over
     limiter.hit("key:back", limit=100)
-    later = NOW + redis_rest.REST_SECONDS + 0.1
+    later = NOW + redis_clients.REST_SECONDS + 0.1
     assert shared_count("key:back", at=later) == 1  # a new window starts from its own count
 
 
 @pytest.mark.redis
 def test_counts_kept_at_rest_are_added_within_the_same_window(limiter, hung_redis, settings,
                                                               monkeypatch):
-    monkeypatch.setattr(redis_rest, "REST_SECONDS", 0.5)
+    monkeypatch.setattr(redis_clients, "REST_SECONDS", 0.5)
     window_start = int(NOW)
     limiter.clock.now = window_start + 0.1
     real_redis = settings.REDIS_URL

@@ -49,7 +49,7 @@ def reset() -> None:
 class _Resting:
     def connect_check_health(self, *args, **kwargs):
         if self._sock is None and resting():
-            raise redis.ConnectionError("Redis is at rest after a failure (redis_rest.py)")
+            raise redis.ConnectionError("Redis is at rest after a failure (redis_clients.py)")
         try:
             return super().connect_check_health(*args, **kwargs)
         except (redis.ConnectionError, redis.TimeoutError):

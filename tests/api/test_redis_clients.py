@@ -1,4 +1,4 @@
-"""After Redis fails, the process leaves it alone for a while (attribution_site/redis_rest.py):
+"""After Redis fails, the process leaves it alone for a while (attribution_site/redis_clients.py):
 one slow call per rest, not one per use, and the SDK endpoints keep answering."""
 
 import logging
@@ -9,21 +9,21 @@ import pytest
 import redis
 from django.test import override_settings
 
-from attribution_site import local_cache, redis_rest
+from attribution_site import local_cache, redis_clients
 from delivery.enqueue import deliveries_enqueue
 from tests.factories import issue_key
 
 
 def resting_client(url, timeout=0.3):
     return redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout,
-                                **redis_rest.connection_options(url))
+                                **redis_clients.connection_options(url))
 
 
 def test_a_hung_redis_is_waited_for_once_then_left_alone(hung_redis):
     client = resting_client(hung_redis.url)
     with pytest.raises(redis.RedisError):  # a timeout; its one retry finds Redis at rest
         client.ping()
-    assert redis_rest.resting()
+    assert redis_clients.resting()
     for _ in range(3):
         with pytest.raises(redis.ConnectionError, match="at rest"):
             client.ping()
@@ -34,7 +34,7 @@ def test_a_refusing_redis_puts_it_at_rest():
     client = resting_client("redis://127.0.0.1:1/0")
     with pytest.raises(redis.ConnectionError):
         client.ping()
-    assert redis_rest.resting()
+    assert redis_clients.resting()
 
 
 @pytest.mark.redis
@@ -44,17 +44,17 @@ def test_a_connection_closed_by_redis_is_replaced_without_a_rest():
     client_id = client.client_id()
     redis.Redis.from_url(os.environ["REDIS_URL"]).client_kill_filter(_id=client_id)
     assert client.ping() is True  # the retry reconnected
-    assert not redis_rest.resting()
+    assert not redis_clients.resting()
 
 
 def test_the_rest_ends(monkeypatch):
     clock = [100.0]
-    monkeypatch.setattr(redis_rest, "time", type("Clock", (), {
+    monkeypatch.setattr(redis_clients, "time", type("Clock", (), {
         "monotonic": staticmethod(lambda: clock[0])}))
-    redis_rest.failed()
-    assert redis_rest.resting()
-    clock[0] += redis_rest.REST_SECONDS + 0.01
-    assert not redis_rest.resting()
+    redis_clients.failed()
+    assert redis_clients.resting()
+    clock[0] += redis_clients.REST_SECONDS + 0.01
+    assert not redis_clients.resting()
 
 
 @pytest.mark.redis
@@ -81,8 +81,8 @@ def test_installs_keep_answering_while_redis_hangs(api, app, hung_redis, setting
     assert len(hung_redis.accepted) == 1
 
 
-def test_deliveries_are_left_to_the_sweep_while_redis_rests(caplog):
-    redis_rest.failed()
+def test_deliveries_are_left_to_the_sweep_while_redis_clientss(caplog):
+    redis_clients.failed()
     with caplog.at_level(logging.WARNING, logger="outbox.enqueue"):
         deliveries_enqueue([str(uuid.uuid4())])
     assert "1 left to the sweep (delivery)" in caplog.text
