@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from attribution_site import redis_rest
+from attribution_site import redis_clients
 from attribution_site.celery import app as celery_app
 from outbox.kind import Kind
 
@@ -36,7 +36,7 @@ def work_enqueue(kind: Kind, work_ids: Sequence[str]) -> None:
     else one each. Never raises."""
     if not work_ids:
         return
-    if redis_rest.resting():  # a hung broker would hold the request for seconds
+    if redis_clients.resting():  # a hung broker would hold the request for seconds
         logger.warning("Redis at rest: %d left to the sweep (%s)", len(work_ids), kind.name)
         return
     batches = [(list(work_ids),)] if kind.batch_task else [(work_id,) for work_id in work_ids]
@@ -45,7 +45,7 @@ def work_enqueue(kind: Kind, work_ids: Sequence[str]) -> None:
             _send(kind.batch_task or kind.send_task, args, retry=True,
                   retry_policy=RETRY_POLICY)
         except Exception:  # noqa: BLE001 - any broker failure; the sweep is the fallback
-            redis_rest.failed()
+            redis_clients.failed()
             logger.warning("could not enqueue %d (%s); the sweep will send them",
                            len(work_ids), kind.name, exc_info=True)
             return
