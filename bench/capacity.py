@@ -36,7 +36,7 @@ deliveries/s, and the worker's and PostgreSQL's CPU over that time give CPU per 
 driver's polling, an index-only look at the open deliveries every 0.1 s, is in PostgreSQL's
 share).
 
-Redis db 14. Not a test: nothing here asserts a timing.
+Redis db 14 (and 15 for a second tree's deliveries). Not a test: nothing here asserts a timing.
 """
 
 from __future__ import annotations
@@ -323,6 +323,8 @@ def drain(code: Path, env: dict, app_id: str, count: int, worker: Process, serve
             "pg_ms": pg * 1000 / count, "failed": int(lines["FAILED"])}
 
 
+# Each tree's worker has a broker of its own, so it never takes another tree's messages.
+DELIVERY_REDIS_URLS = (REDIS_URL, "redis://127.0.0.1:6379/15")  # up to two trees
 WORKERS = (  # label, pool processes, command
     (f"{os.cpu_count()} processes (the README's command)", os.cpu_count(),
      "celery -A attribution_site worker --loglevel=INFO"),
@@ -340,10 +342,13 @@ class DeliveryTree:
     apps: dict = field(default_factory=dict)
     label: str = ""
 
-    def set_up(self, plain: Receiver, secure: Receiver, bundle: str) -> None:
+    def set_up(self, plain: Receiver, secure: Receiver, bundle: str, redis_url: str) -> None:
+        import redis
+
         recreate_database(self.database)
-        self.env = code_env(self.database, DELIVERY_ALLOW_PRIVATE_NETWORKS="1",
-                            REQUESTS_CA_BUNDLE=bundle)
+        redis.Redis.from_url(redis_url).flushdb()  # no message of an earlier run
+        self.env = code_env(self.database, redis_url=redis_url,
+                            DELIVERY_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=bundle)
         migrate(self.code, self.env)
         for kind, email in (("postback", "postback@example.com"),
                             ("webhook", "webhook@example.com")):
@@ -359,27 +364,29 @@ class DeliveryTree:
 
 
 def deliveries_phase(args, server, codes: list[Path]) -> None:
-    """Each worker command against each tree in turn (the trees' order reversed for the
-    second command), each tree's worker on its own database."""
-    import redis
-
-    redis.Redis.from_url(REDIS_URL).flushdb()  # no message of an earlier run
+    """For each worker command, one worker per tree, each on its own database and Redis db,
+    all started at once (an idle worker costs nothing), then each round drains each tree in
+    turn, the trees' order reversed every round."""
     logs = Path(tempfile.mkdtemp(prefix="attr-capacity-"))
     results: dict[tuple[str, str, str], list[dict]] = {}
     with trusted_tls() as (tls, bundle):
         plain, secure = Receiver(), Receiver(tls=tls)
         trees = [DeliveryTree(code, server.database(f"attr_capacity_deliveries_{i}"))
                  for i, code in enumerate(codes)]
-        for tree in trees:
-            tree.set_up(plain, secure, bundle)
+        for i, tree in enumerate(trees):
+            tree.set_up(plain, secure, bundle, DELIVERY_REDIS_URLS[i])
         for number, (label, _, command) in enumerate(WORKERS):
-            for tree in trees if number % 2 == 0 else trees[::-1]:
-                worker = Process(command, code=tree.code, env=tree.env,
-                                 log=logs / f"worker-{number}-{tree.label}.log")
-                try:
+            workers = []
+            try:
+                for tree in trees:
+                    workers.append(Process(command, code=tree.code, env=tree.env,
+                                           log=logs / f"worker-{number}-{tree.label}.log"))
+                for tree, worker in zip(trees, workers, strict=True):
                     worker.wait_for("ready.")
                     drain(tree.code, tree.env, tree.apps["postback"], 50, worker, server)
-                    for round_no in range(1, args.rounds + 1):
+                for round_no in range(1, args.rounds + 1):
+                    pairs = list(zip(trees, workers, strict=True))
+                    for tree, worker in pairs if round_no % 2 else pairs[::-1]:
                         for kind in ("postback", "webhook"):
                             run = drain(tree.code, tree.env, tree.apps[kind],
                                         args.deliveries, worker, server)
@@ -388,7 +395,8 @@ def deliveries_phase(args, server, codes: list[Path]) -> None:
                                   f"{run['rate']:.0f}/s, worker CPU {run['cpu_ms']:.2f} ms "
                                   f"each, PostgreSQL {run['pg_ms']:.2f} ms, failed "
                                   f"{run['failed']}", flush=True)
-                finally:
+            finally:
+                for worker in workers:
                     worker.stop()
         plain.stop()
         secure.stop()
