@@ -3,7 +3,8 @@
 Without REDIS_URL, tasks run in-process (CELERY_TASK_ALWAYS_EAGER), so `make run` needs no
 broker. Beat sends the analytics refresh every 2 seconds; its routine INFO lines (sent,
 received, succeeded) are kept out of the worker's and beat's logs, which would otherwise show
-little else. Its warnings and failures still show.
+little else. Its warnings and failures still show. The worker keeps its database connections
+from one task to the next (attribution_site/worker_connections.py).
 """
 
 import logging
@@ -14,7 +15,7 @@ from celery.signals import after_setup_logger
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "attribution_site.settings")
 
-app = Celery("attribution_site")
+app = Celery("attribution_site", fixups=["attribution_site.worker_connections:fixup"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

@@ -25,9 +25,10 @@ the run) is printed too, and after each run one rollup refresh (what beat's task
 2 s) adds the run's rows: its rows per second and CPU per row, since one process refreshes
 at a time.
 
-Deliveries: with the README's worker (`celery -A attribution_site worker --loglevel=INFO`, its
-default concurrency, then `-c 1`; then both again with database connections kept across tasks,
-which the service's worker does not do: see WORKERS), --deliveries installs are published the
+Deliveries: on each tree given (each on its own database), with the README's worker (`celery -A
+attribution_site worker --loglevel=INFO`, its default concurrency, then `-c 1`; the worker of a
+tree before attribution_site/worker_connections.py opens a database connection for every task,
+one after it keeps it), --deliveries installs are published the
 way tracking publishes them (one transaction each, a postback to a plain-HTTP local receiver,
 or a signed webhook to an HTTPS one), their messages held back, then sent one message per
 delivery; the time from the first message to the last delivery marked succeeded gives
@@ -35,7 +36,7 @@ deliveries/s, and the worker's and PostgreSQL's CPU over that time give CPU per 
 driver's polling, an index-only look at the open deliveries every 0.1 s, is in PostgreSQL's
 share).
 
-Redis db 14. Not a test: nothing here asserts a timing.
+Redis db 14 (and 15 for a second tree's deliveries). Not a test: nothing here asserts a timing.
 """
 
 from __future__ import annotations
@@ -81,8 +82,8 @@ PATHS = {  # name -> (wrk script, table whose new rows are the writes, extra wrk
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--code", type=Path, action="append",
-                        help="a tree to measure (repeat: the web runs rotate between trees; "
-                             "the deliveries are measured on the first); default: this one")
+                        help="a tree to measure (repeat: the runs rotate between trees); "
+                             "default: this one")
     parser.add_argument("--phases", default="web,deliveries")
     parser.add_argument("--clicks", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
@@ -322,81 +323,97 @@ def drain(code: Path, env: dict, app_id: str, count: int, worker: Process, serve
             "pg_ms": pg * 1000 / count, "failed": int(lines["FAILED"])}
 
 
-# Celery's Django fixup closes every database connection before and after each task unless
-# CELERY_DB_REUSE_MAX is set, so each delivery pays for a new PostgreSQL backend. This wrapper,
-# the service's own app with that one setting, measures what keeping them would give (the
-# service's code is not changed by the bench).
-CONNECTION_REUSE_APP = '''"""The service's Celery app, keeping database connections across tasks."""
-from attribution_site.celery import app
-
-app.conf.CELERY_DB_REUSE_MAX = 1000
-'''
+# Each tree's worker has a broker of its own, so it never takes another tree's messages.
+DELIVERY_REDIS_URLS = (REDIS_URL, "redis://127.0.0.1:6379/15")  # up to two trees
 WORKERS = (  # label, pool processes, command
     (f"{os.cpu_count()} processes (the README's command)", os.cpu_count(),
      "celery -A attribution_site worker --loglevel=INFO"),
     ("1 process (`-c 1`)", 1, "celery -A attribution_site worker --loglevel=INFO -c 1"),
-    ("1 process, connections kept (CELERY_DB_REUSE_MAX)", 1,
-     "celery -A bench_connection_reuse worker --loglevel=INFO -c 1"),
-    (f"{os.cpu_count()} processes, connections kept", os.cpu_count(),
-     "celery -A bench_connection_reuse worker --loglevel=INFO"),
 )
 
 
-def deliveries_phase(args, server, code: Path) -> None:
-    import redis
+@dataclass
+class DeliveryTree:
+    """A tree of the service on its own database, with a postback app and a webhook app."""
 
-    database = server.database("attr_capacity_deliveries")
-    recreate_database(database)
-    redis.Redis.from_url(REDIS_URL).flushdb()  # no message of an earlier run
-    with trusted_tls() as (tls, bundle):
-        plain, secure = Receiver(), Receiver(tls=tls)
-        env = code_env(database, DELIVERY_ALLOW_PRIVATE_NETWORKS="1",
-                       REQUESTS_CA_BUNDLE=bundle)
-        migrate(code, env)
-        apps = {}
+    code: Path
+    database: str
+    env: dict = field(default_factory=dict)
+    apps: dict = field(default_factory=dict)
+    label: str = ""
+
+    def set_up(self, plain: Receiver, secure: Receiver, bundle: str, redis_url: str) -> None:
+        import redis
+
+        recreate_database(self.database)
+        redis.Redis.from_url(redis_url).flushdb()  # no message of an earlier run
+        self.env = code_env(self.database, redis_url=redis_url,
+                            DELIVERY_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=bundle)
+        migrate(self.code, self.env)
         for kind, email in (("postback", "postback@example.com"),
                             ("webhook", "webhook@example.com")):
-            _, apps[kind], _ = app_create(code, env, email=email)
-        shell(code, env, (
+            _, self.apps[kind], _ = app_create(self.code, self.env, email=email)
+        shell(self.code, self.env, (
             "from apps_registry.models import App\n"
             "from delivery.services import postback_create, webhook_create\n"
-            f"postback_create(app=App.objects.get(id='{apps['postback']}'),"
+            f"postback_create(app=App.objects.get(id='{self.apps['postback']}'),"
             f" media_source='network1', postback_url='{plain.url}/pb?i={{install_id}}')\n"
-            f"webhook_create(app=App.objects.get(id='{apps['webhook']}'),"
+            f"webhook_create(app=App.objects.get(id='{self.apps['webhook']}'),"
             f" url='{secure.url}/hook', events=['install'])\n"))
-        logs = Path(tempfile.mkdtemp(prefix="attr-capacity-"))
-        (logs / "bench_connection_reuse.py").write_text(CONNECTION_REUSE_APP)
-        results: dict[tuple[str, str], list[dict]] = {}
-        for label, _, command in WORKERS:
-            worker = Process(command, code=code, env={**env, "PYTHONPATH": str(logs)},
-                             log=logs / f"worker-{len(results)}.log")
+        self.label = code_label(self.code)
+
+
+def deliveries_phase(args, server, codes: list[Path]) -> None:
+    """For each worker command, one worker per tree, each on its own database and Redis db,
+    all started at once (an idle worker costs nothing), then each round drains each tree in
+    turn, the trees' order reversed every round."""
+    logs = Path(tempfile.mkdtemp(prefix="attr-capacity-"))
+    results: dict[tuple[str, str, str], list[dict]] = {}
+    with trusted_tls() as (tls, bundle):
+        plain, secure = Receiver(), Receiver(tls=tls)
+        trees = [DeliveryTree(code, server.database(f"attr_capacity_deliveries_{i}"))
+                 for i, code in enumerate(codes)]
+        for i, tree in enumerate(trees):
+            tree.set_up(plain, secure, bundle, DELIVERY_REDIS_URLS[i])
+        for number, (label, _, command) in enumerate(WORKERS):
+            workers = []
             try:
-                worker.wait_for("ready.")
-                drain(code, env, apps["postback"], 50, worker, server)  # imports, connections
+                for tree in trees:
+                    workers.append(Process(command, code=tree.code, env=tree.env,
+                                           log=logs / f"worker-{number}-{tree.label}.log"))
+                for tree, worker in zip(trees, workers, strict=True):
+                    worker.wait_for("ready.")
+                    drain(tree.code, tree.env, tree.apps["postback"], 50, worker, server)
                 for round_no in range(1, args.rounds + 1):
-                    for kind in ("postback", "webhook"):
-                        run = drain(code, env, apps[kind], args.deliveries, worker, server)
-                        results.setdefault((label, kind), []).append(run)
-                        print(f"  [round {round_no}] {label}, {kind}s: {run['rate']:.0f}/s, "
-                              f"worker CPU {run['cpu_ms']:.2f} ms each, PostgreSQL "
-                              f"{run['pg_ms']:.2f} ms, failed {run['failed']}", flush=True)
+                    pairs = list(zip(trees, workers, strict=True))
+                    for tree, worker in pairs if round_no % 2 else pairs[::-1]:
+                        for kind in ("postback", "webhook"):
+                            run = drain(tree.code, tree.env, tree.apps[kind],
+                                        args.deliveries, worker, server)
+                            results.setdefault((tree.label, label, kind), []).append(run)
+                            print(f"  [round {round_no}] {tree.label}, {label}, {kind}s: "
+                                  f"{run['rate']:.0f}/s, worker CPU {run['cpu_ms']:.2f} ms "
+                                  f"each, PostgreSQL {run['pg_ms']:.2f} ms, failed "
+                                  f"{run['failed']}", flush=True)
             finally:
-                worker.stop()
+                for worker in workers:
+                    worker.stop()
         plain.stop()
         secure.stop()
-    print(f"\nDeliveries by one worker ({code_label(code)}; median of {args.rounds} rounds of "
+    print(f"\nDeliveries by one worker (median of {args.rounds} rounds of "
           f"{args.deliveries:,}; the receivers in the bench process on the same 2 cores, "
           "answering 200 at once):\n")
-    print("| worker | kind | deliveries/s | per worker process | worker CPU ms per delivery | "
-          "deliveries per worker core-second | PostgreSQL CPU ms per delivery |\n"
-          "|---|---|---:|---:|---:|---:|---:|")
+    print("| tree | worker | kind | deliveries/s | per worker process | worker CPU ms per "
+          "delivery | deliveries per worker core-second | PostgreSQL CPU ms per delivery |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|")
     processes = {label: count for label, count, _ in WORKERS}
-    for (label, kind), runs in results.items():
+    for (tree, label, kind), runs in results.items():
         rate = statistics.median(r["rate"] for r in runs)
         cpu = statistics.median(r["cpu_ms"] for r in runs)
-        print(f"| {label} | {kind} | {rate:,.0f} | {rate / processes[label]:,.0f} | "
+        print(f"| {tree} | {label} | {kind} | {rate:,.0f} | {rate / processes[label]:,.0f} | "
               f"{cpu:.2f} | {1000 / cpu:,.0f} | "
               f"{statistics.median(r['pg_ms'] for r in runs):.2f} |")
+
 
 def main() -> None:
     args = parse_args()
@@ -406,7 +423,7 @@ def main() -> None:
         if "web" in phases:
             web_phase(args, server, codes)
         if "deliveries" in phases:
-            deliveries_phase(args, server, codes[0])
+            deliveries_phase(args, server, codes)
 
 
 if __name__ == "__main__":

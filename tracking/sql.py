@@ -95,8 +95,13 @@ _INSTALL_PART = (
     f"SELECT 'install', id, NULL::timestamptz, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
     f" NULL, NULL, NULL, NULL::uuid FROM {Install._meta.db_table} "
     "WHERE app_id = %s AND device_id = %s")
+# Every lookup bounds `clicked_at` by the window, although a click id alone names one click:
+# on day partitions (docs/decisions.md, "Day partitions") the bounds let PostgreSQL skip every
+# partition outside the window when the statement runs (its generic plan prunes at executor
+# start), where the id alone probed every partition's primary key. A referrer's click outside
+# the window does not count (attribution.referrer_match), so finding none is the same answer.
 _REFERRER_PART = (f"SELECT 'referrer', {_CANDIDATE_COLUMNS} FROM {Click._meta.db_table} "
-                  "WHERE app_id = %s AND id = %s")
+                  "WHERE app_id = %s AND id = %s AND clicked_at >= %s AND clicked_at <= %s")
 _DEVICE_PART = (f"(SELECT 'device', {_CANDIDATE_COLUMNS} FROM {Click._meta.db_table} "
                 "WHERE app_id = %s AND advertising_id = %s AND clicked_at >= %s AND "
                 f"clicked_at <= %s ORDER BY clicked_at DESC LIMIT {MAX_DEVICE_CANDIDATES})")
@@ -118,7 +123,7 @@ def attribution_inputs(*, app_id: uuid.UUID, device_id: str | None,
             params += [app_id, device_id, app_id, device_id, since, until]
         if referrer_click_id:
             parts.append(_REFERRER_PART)
-            params += [app_id, referrer_click_id]
+            params += [app_id, referrer_click_id, since, until]
         if ip_prefix:
             parts.append(_NETWORK_PART)
             params += [app_id, ip_prefix, since, until]
@@ -135,16 +140,19 @@ def attribution_inputs(*, app_id: uuid.UUID, device_id: str | None,
     return AttributionInputs(
         existing_install_id=(Install.objects.filter(app_id=app_id, device_id=device_id)
                              .values_list("id", flat=True).first() if device_id else None),
-        referrer_click=(click_by_id(app_id=app_id, click_id=referrer_click_id)
-                        if referrer_click_id else None),
+        referrer_click=(click_by_id(app_id=app_id, click_id=referrer_click_id, since=since,
+                                    until=until) if referrer_click_id else None),
         device_clicks=(clicks_for_device(app_id=app_id, advertising_id=device_id,
                                          since=since, until=until) if device_id else []),
         network_clicks=(clicks_for_network(app_id=app_id, ip_prefix=ip_prefix, since=since,
                                            until=until) if ip_prefix else []))
 
 
-def click_by_id(*, app_id: uuid.UUID, click_id: uuid.UUID) -> ClickCandidate | None:
-    rows = Click.objects.filter(app_id=app_id, id=click_id).values_list(*CANDIDATE_FIELDS)
+def click_by_id(*, app_id: uuid.UUID, click_id: uuid.UUID, since: datetime,
+                until: datetime) -> ClickCandidate | None:
+    """The click, if it is the app's and was made in [since, until]."""
+    rows = (Click.objects.filter(app_id=app_id, id=click_id, clicked_at__gte=since,
+                                 clicked_at__lte=until).values_list(*CANDIDATE_FIELDS))
     found = _candidates(rows[:1])
     return found[0] if found else None
 

@@ -21,7 +21,7 @@ def lookups(app):
         "device": first,
         "network": sql.clicks_for_network(app_id=app.id, ip_prefix="81.2.69.0/24",
                                           since=since, until=now),
-        "by_id": sql.click_by_id(app_id=app.id, click_id=first[0].id),
+        "by_id": sql.click_by_id(app_id=app.id, click_id=first[0].id, since=since, until=now),
         "install": selectors.install_for_device(app_id=app.id, device_id="gaid-1"),
         "link": sql.install_link_for_device(app_id=app.id, device_id="gaid-1"),
         "combined": sql.attribution_inputs(

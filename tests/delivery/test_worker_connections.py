@@ -1,0 +1,72 @@
+"""A worker started the ordinary way (`celery -A attribution_site worker`, one pool process so
+its PostgreSQL backends can be named) keeps its database connections from one task to the next,
+and replaces those whose backends were ended (attribution_site/worker_connections.py), with its
+own connection (DATABASE_POOL=off) and with Django's pool (DATABASE_POOL=django)."""
+
+import pytest
+from django.db import connection
+
+from delivery.models import Delivery, DeliveryAttempt, State
+from tests.delivery.conftest import install_event, make_postback, publish, wait_until
+from tests.processes import Process, service_env
+
+pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+WORKER = "celery -A attribution_site worker --loglevel=INFO -c 1"
+
+
+@pytest.fixture(params=["off", "django"])
+def one_process_worker(request, readme_process, tmp_path):
+    worker = Process(WORKER, cwd=tmp_path, log_path=tmp_path / "worker.log",
+                     env=service_env(DELIVERY_ALLOW_PRIVATE_NETWORKS="1",
+                                     DATABASE_POOL=request.param))
+    try:
+        worker.wait_for_output(" ready.")
+        yield worker
+    finally:
+        worker.stop()
+        print(f"--- output of {WORKER!r}:\n{worker.output()}")
+
+
+def worker_backends() -> set[tuple[int, object]]:
+    """(pid, backend start) of every other session on the test database: the worker's."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid, backend_start FROM pg_stat_activity WHERE datname = "
+                       "current_database() AND pid <> pg_backend_pid() AND backend_type = "
+                       "'client backend'")
+        return set(cursor.fetchall())
+
+
+def deliver(app, count: int) -> None:
+    before = Delivery.objects.filter(state=State.SUCCEEDED).count()
+    for n in range(count):
+        publish(install_event(app, device_id=f"gaid-{before + n}"))
+    wait_until(lambda: Delivery.objects.filter(state=State.SUCCEEDED).count() == before + count,
+               timeout=60)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL backends")
+def test_a_worker_runs_many_tasks_on_one_database_backend(app, receiver, one_process_worker):
+    make_postback(app, receiver.url("/pb?d={device_id}"))
+    deliver(app, 1)
+    backends = worker_backends()
+    deliver(app, 20)
+    assert backends and worker_backends() == backends
+    assert len(receiver.requests) == 21
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL backends")
+def test_a_worker_whose_backends_were_ended_opens_new_ones_and_the_next_task_succeeds(
+        app, receiver, one_process_worker):
+    make_postback(app, receiver.url("/pb?d={device_id}"))
+    deliver(app, 1)
+    ended = worker_backends()
+    with connection.cursor() as cursor:
+        for pid, _started in ended:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    wait_until(lambda: not worker_backends())
+    deliver(app, 1)
+    assert worker_backends() and not worker_backends() & ended
+    assert DeliveryAttempt.objects.filter(succeeded=False).count() == 0
+    assert DeliveryAttempt.objects.filter(succeeded=True).count() == 2
+    assert "Traceback" not in one_process_worker.output()
