@@ -32,6 +32,7 @@ from links import codes
 from links.models import Link
 from links.selectors import LinkPosition
 from links.services import UPDATABLE_LINK_FIELDS
+from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 
 MAX_PARAMS = 10
 MAX_PARAM_KEY = 64
@@ -86,10 +87,10 @@ class LinkFields(StrictSerializer):
     """The fields a link's owner may set on create and change on update."""
 
     name = _text(200)
-    media_source = StrictCharField(max_length=255)
-    campaign_id = _text(255)
-    adset = _text(255)
-    ad = _text(255)
+    media_source = StrictCharField(max_length=CLICK_VALUE_LENGTH)
+    campaign_id = _text(CLICK_VALUE_LENGTH)
+    adset = _text(CLICK_VALUE_LENGTH)
+    ad = _text(CLICK_VALUE_LENGTH)
     deep_link_value = _text(2048)
     params = ParamsField(required=False)
     ios_url = _destination()

@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode
 
+from tracking.click_values import TOO_LONG, too_long
 from tracking.redirects import safe_redirect_url
 
 # The form's fields are the click's own parameter names, in the order a link lists them.
@@ -52,4 +53,9 @@ def link_problems(link: ClickLink) -> dict[str, list[str]]:
         problems[MEDIA_SOURCE] = [MEDIA_SOURCE_REQUIRED]
     if link.redirect_url and safe_redirect_url(link.redirect_url) is None:
         problems[REDIRECT_URL] = [REDIRECT_IGNORED]
+    # The redirector would cut a longer value; a person typing one is told instead.
+    for name, value in ((MEDIA_SOURCE, link.media_source), (CAMPAIGN, link.campaign_id),
+                        (ADSET, link.adset), (AD, link.ad)):
+        if too_long(value):
+            problems.setdefault(name, []).append(TOO_LONG)
     return problems

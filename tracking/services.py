@@ -22,6 +22,7 @@ from attribution_site import domain_events
 from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
 from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
+from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
 from tracking.models import Click, Install, Reengagement
 from tracking.referrer import parse_install_referrer
@@ -65,10 +66,10 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
     values = {
         "id": uuid7(),
         "app_id": click.app_id,
-        "campaign_id": _text(click.campaign_id, 255),
-        "media_source": _text(click.media_source, 255),
-        "adset": _text(click.adset, 255),
-        "ad": _text(click.ad, 255),
+        "campaign_id": _text(click.campaign_id, CLICK_VALUE_LENGTH),
+        "media_source": _text(click.media_source, CLICK_VALUE_LENGTH),
+        "adset": _text(click.adset, CLICK_VALUE_LENGTH),
+        "ad": _text(click.ad, CLICK_VALUE_LENGTH),
         "advertising_id": advertising_id,
         "ip": click.ip or None,
         "ip_prefix": fingerprint.network_key(click.ip),
@@ -296,8 +297,10 @@ def install_reattribute(*, install_id: uuid.UUID, campaign_id: str, adset: str |
         # was given stays, as it was answered.
         Install.objects.filter(id=install.id).update(
             match_type=reattribution.APPLE_ADS, confidence=100.0, is_organic=False,
-            media_source=reattribution.APPLE_SEARCH_ADS, campaign_id=_text(campaign_id, 255),
-            adset=_text(adset, 255) or None, ad=_text(ad, 255) or None, click_id=None,
+            media_source=reattribution.APPLE_SEARCH_ADS,
+            campaign_id=_text(campaign_id, CLICK_VALUE_LENGTH),
+            adset=_text(adset, CLICK_VALUE_LENGTH) or None,
+            ad=_text(ad, CLICK_VALUE_LENGTH) or None, click_id=None,
             link_id=None, attributed_touch_time=touch_time, decision=decision)
         domain_events.publish([domain_events.InstallReattributed(
             app_id=install.app_id, install_id=install.id, device_id=install.device_id,

@@ -25,6 +25,7 @@ from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
 from tracking import redirects, selectors, services
 from tracking.click_intake import click_from_request
+from tracking.click_values import MAX_LENGTH, click_values
 from tracking.event_batch import check_batch
 from tracking.serializers import (
     AttributionResult,
@@ -74,16 +75,21 @@ def click_redirect(request):
         app = app_selectors.app_target(app_id=app_id) if app_id else None
     except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here
         logger.exception("click not recorded for app %s", app_id)
+    values = click_values(media_source=params.get("pid", ""), campaign_id=params.get("c", ""),
+                          adset=params.get("af_adset", ""), ad=params.get("af_ad", ""))
+    if values.cut:
+        logger.info("click values cut to %d characters for app %s: %s", MAX_LENGTH, app_id,
+                    ", ".join(values.cut))
     if app is not None and request.method == "GET":
         click_id = click_from_request(
-            request, app_id=app.id, campaign_id=params.get("c", ""),
-            media_source=params.get("pid", ""), adset=params.get("af_adset", ""),
-            ad=params.get("af_ad", ""), advertising_id=params.get("advertising_id"))
+            request, app_id=app.id, campaign_id=values.campaign_id,
+            media_source=values.media_source, adset=values.adset, ad=values.ad,
+            advertising_id=params.get("advertising_id"))
 
     target = redirects.redirect_target(
         redirect_url=params.get("redirect_url"), device_platform=device.platform, app=app,
         defaults=settings.DEFAULT_STORE_URLS, click_id=click_id,
-        media_source=params.get("pid", ""), campaign_id=params.get("c", ""))
+        media_source=values.media_source, campaign_id=values.campaign_id)
     response = HttpResponseRedirect(target)
     response["Cache-Control"] = "no-store"
     return response

@@ -83,6 +83,14 @@ def test_a_redirect_url_the_redirector_would_ignore_is_an_error_beside_it(consol
     assert "tracking-link" not in html
 
 
+def test_a_campaign_longer_than_a_click_keeps_is_an_error_beside_it(console, app):
+    response = console.get(builder_url(app), {"pid": "fb", "c": "x" * 10_000})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Must be at most 255 characters." in html.split('id="err_c"')[1]
+    assert "tracking-link" not in html
+
+
 def test_another_organizations_app_is_a_404(console, outsider_app):
     assert console.get(builder_url(outsider_app), {"pid": "fb"}).status_code == 404
 

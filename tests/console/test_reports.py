@@ -156,6 +156,16 @@ def test_overview_chart_data_and_its_table_give_every_day(console, scenario):
     assert "charts.js" in html and "chart.umd.min.js" in html
 
 
+def test_a_long_campaign_name_wraps_in_its_cell_with_the_whole_name_on_hover(console, app):
+    today = timezone.now().date()
+    long_campaign = "spring_" + "x" * 248
+    click(app, at(today, 0), "facebook", long_campaign, "dev-l")
+    install(app, at(today, 0, 30), "dev-l", source="facebook", campaign=long_campaign)
+    rollups.rebuild_app(app_id=app.id)
+    html = page(console, "campaigns", app, {"range": "today"})
+    assert f'<td class="name" title="{long_campaign}">{long_campaign}</td>' in html
+
+
 def test_a_one_day_overview_shows_the_day_as_figures_not_one_giant_bar(console, scenario):
     day = scenario.day1.isoformat()
     html = page(console, "overview", scenario.app,
