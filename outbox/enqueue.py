@@ -6,6 +6,7 @@ the sweep finds one whose message never reached the broker.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 
@@ -25,9 +26,19 @@ def runs_in_process() -> bool:
     return celery_app.conf.task_always_eager
 
 
+@functools.cache
+def _tasks_registered() -> None:
+    """Import every app's tasks module (Celery's autodiscovery), once per process. A worker
+    does so when it starts; a web process does not, and an unregistered name sent in-process
+    would go to a broker that is not there and be lost until the sweep."""
+    celery_app.loader.import_default_modules()
+
+
 def _send(task_name: str, args: tuple, **options) -> None:
-    # A signature by name resolves the registered task when there is one, so the embedded
-    # default still runs it in-process (a plain send_task would only queue it).
+    # A signature by name resolves the registered task, so the embedded default runs it
+    # in-process (a plain send_task would only queue it).
+    if runs_in_process():
+        _tasks_registered()
     celery_app.signature(task_name, args=args).apply_async(**options)
 
 
