@@ -112,6 +112,7 @@ def test_a_new_user_goes_from_make_run_to_exports_a_local_webhook_and_the_sdk_pa
     open_every_page_of_the_app_nav(page, screenshot, app="Runner")
     page.goto(f"/console/apps/{ios}/")
     open_every_page_of_the_app_nav(page, screenshot, app="Runner iOS")
+    the_docs_a_page_mentions_open_from_this_machine(page, screenshot)
     page.goto(f"/console/apps/{android}/")
     download_every_export(page)
     a_webhook_test_reaches_the_local_receiver_signed(page, receiver, screenshot)
@@ -230,6 +231,16 @@ def open_every_page_of_the_app_nav(page, screenshot, *, app: str) -> None:
         assert not body_scrolls_sideways(page), name
         slug = re.sub(r"[^a-z0-9]+", "-", f"{app} {name}".lower()).strip("-")
         screenshot(f"makerun-{slug}")
+
+
+def the_docs_a_page_mentions_open_from_this_machine(page, screenshot) -> None:
+    open_app_page(page, "SKAdNetwork", app="Runner iOS")
+    with page.expect_response(re.compile(r"/console/docs/apple\.md$")) as answer:
+        page.get_by_role("link", name="docs/apple.md").first.click()
+    assert answer.value.status == 200
+    assert answer.value.headers["content-type"] == "text/plain; charset=utf-8"
+    assert page.locator("body").inner_text() == (BASE_DIR / "docs" / "apple.md").read_text()
+    screenshot("makerun-docs-apple")
 
 
 def download_every_export(page) -> None:
