@@ -9,6 +9,7 @@ from console.views import (
     conversion,
     costs,
     deliveries,
+    docs,
     installs,
     keys,
     link_builder,
@@ -95,4 +96,5 @@ urlpatterns = [
     path("apps/<uuid:app_id>/conversion-schema", conversion.ConversionSchemaPage.as_view(),
          name="conversion"),
     path("apps/<uuid:app_id>/skan", skan_report.SkanReportPage.as_view(), name="skan-report"),
+    path("docs/<str:name>.md", docs.DocPage.as_view(), name="doc"),
 ]

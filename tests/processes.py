@@ -63,10 +63,11 @@ class Process:
     """A command run as the README shows it, its output kept in a file for the test to read
     and shown when the test fails."""
 
-    def __init__(self, command: str, *, env: dict[str, str], log_path: Path, cwd: Path):
+    def __init__(self, command: str, *, env: dict[str, str], log_path: Path, cwd: Path,
+                 from_venv: bool = True):
         argv = shlex.split(command)
-        # The celery of this virtualenv, the rest exactly as written.
-        argv[0] = str(Path(sys.executable).with_name(argv[0]))
+        if from_venv:  # the celery of this virtualenv, the rest exactly as written
+            argv[0] = str(Path(sys.executable).with_name(argv[0]))
         self.command = command
         self.log_path = log_path
         with open(log_path, "wb") as log:
