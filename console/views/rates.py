@@ -18,7 +18,6 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Min, OuterRef, Subquery
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -104,16 +103,18 @@ class RatesPage(AppPage):
         return self.page()
 
     def post(self, request, app_id):
-        self.require_editor()
+        if not self.may_edit_rates:
+            return self.refused()
         text, problem = submitted_text(request, too_large=TOO_LARGE)
         if problem is not None:
             return self.page(upload_errors=[problem], status=400,
                              text=request.POST.get("text", "")[:MAX_UPLOAD_BYTES])
         return self.preview(check(text))
 
-    def require_editor(self) -> None:
-        if not self.may_edit_rates:
-            raise PermissionDenied(f"Only {self.who()} may change exchange rates.")
+    def refused(self):
+        """A write by someone the setting does not allow: the page, read-only, saying who may."""
+        return self.page(status=403, problem={
+            "message": f"Only {self.who()} may change exchange rates. Nothing was changed."})
 
     def who(self) -> str:
         return who_may_edit(settings.CURRENCY_RATES_EDITORS)
@@ -145,7 +146,8 @@ class RateApplyPage(RatesPage):
         return redirect("console:rates", app_id=self.app.id)
 
     def post(self, request, app_id):
-        self.require_editor()
+        if not self.may_edit_rates:
+            return self.refused()
         text = request.POST.get("text", "")
         if len(text.encode()) > MAX_UPLOAD_BYTES:
             return self.preview(Preview(text="", problem=TOO_LARGE))
@@ -166,7 +168,8 @@ class RateEditPage(RatesPage):
         return redirect("console:rates", app_id=self.app.id)
 
     def post(self, request, app_id):
-        self.require_editor()
+        if not self.may_edit_rates:
+            return self.refused()
         form = {name: request.POST.get(name, "").strip() for name in FORM_FIELDS}
         row, errors = rates_csv.rate_row(form)
         if row is None:

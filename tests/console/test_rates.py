@@ -106,6 +106,7 @@ def test_everyone_sees_the_rates_and_only_editors_change_them(
         assert {r[0] for r in stored()} == {"EUR", "GBP", "JPY"}
     else:
         assert (edit.status_code, uploaded.status_code, applied.status_code) == (403, 403, 403)
+        assert "may change exchange rates. Nothing was changed." in edit.content.decode()
         assert {r[0] for r in stored()} == {"EUR"}
 
 
