@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -86,12 +87,20 @@ def latest_rates() -> list[dict]:
     spans = (CurrencyRate.objects.values("currency").order_by("currency")
              .annotate(days=Count("id"), first=Min("day")))
     return [{"currency": span["currency"], "day": latest[span["currency"]].day,
-             "units_per_usd": latest[span["currency"]].units_per_usd, "days": span["days"],
-             "first": span["first"]} for span in spans]
+             "units_per_usd": plain(latest[span["currency"]].units_per_usd),
+             "days": span["days"], "first": span["first"]} for span in spans]
 
 
-def history(currency: str) -> list[CurrencyRate]:
-    return list(CurrencyRate.objects.filter(currency=currency).order_by("-day")[:HISTORY_ROWS])
+def history(currency: str) -> list[dict]:
+    return [{"day": rate.day, "units_per_usd": plain(rate.units_per_usd),
+             "updated_at": rate.updated_at}
+            for rate in CurrencyRate.objects.filter(currency=currency).order_by("-day")
+            [:HISTORY_ROWS]]
+
+
+def plain(value: Decimal) -> str:
+    """A stored rate as typed: no trailing zeros of the column's 10 decimals, never 1.5E+2."""
+    return f"{value.normalize():f}"
 
 
 class RatesPage(AppPage):

@@ -197,7 +197,11 @@ def test_one_rate_is_added_then_replaced_and_shown_in_its_history(console, app):
     history = page.split('id="history-heading"', 1)[1]
     assert history.index("2025-03-05") < history.index("2025-03-01")
     assert "edit_date=2025-03-01&amp;edit_currency=EUR&amp;edit_units_per_usd=0.91" in history
+    console.post(url(app, "rate-edit"),
+                 {"date": "2025-03-01", "currency": "JPY", "units_per_usd": "150.00"})
+    page = console.get(url(app)).content.decode()
     latest = page.split('id="latest-heading"', 1)[1].split("</table>", 1)[0]
+    assert '<th scope="row">JPY</th><td>2025-03-01</td><td class="num">150</td>' in latest
     assert ('<th scope="row">EUR</th><td>2025-03-05</td><td class="num">0.9</td>'
             '<td class="num">2</td><td>2025-03-01</td>') in latest
 
