@@ -344,6 +344,10 @@ if currency_code(_default_currency) is None:
     raise ImproperlyConfigured("ANALYTICS_DEFAULT_CURRENCY must be an ISO 4217 code such as USD, "
                                f"got {_default_currency!r}")
 ANALYTICS_DEFAULT_CURRENCY = currency_code(_default_currency)
+# Who may change the instance-wide exchange rates in the console (docs/analytics.md,
+# "Currencies"): `admins`, any organization's admin; `staff`, only Django staff users.
+CURRENCY_RATES_EDITORS = env.choice("CURRENCY_RATES_EDITORS", "admins",
+                                    {"ADMINS", "STAFF"}).lower()
 
 # --- Scheduled jobs (celery beat) -----------------------------------------------------------
 # Every job beat sends, in one place. A frequent job expires before its next run, so runs that

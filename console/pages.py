@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404
 from django.urls import reverse_lazy
@@ -17,6 +18,7 @@ from django.views import View
 
 from apps_registry import selectors as app_selectors
 from apps_registry.models import App
+from console.rate_editors import may_edit_rates
 
 
 class ConsolePage(LoginRequiredMixin, View):
@@ -40,6 +42,14 @@ class ConsolePage(LoginRequiredMixin, View):
     def apps(self):
         return app_selectors.apps_for_organization(organization_id=self.organization_id)
 
+    @property
+    def may_edit_rates(self) -> bool:
+        """Whether this user may change the instance-wide exchange rates (console/rate_editors.py);
+        report pages link their "no rate" notice to the rates page for such a user."""
+        user = self.request.user
+        return may_edit_rates(editors=settings.CURRENCY_RATES_EDITORS,
+                              role=getattr(user, "role", ""), is_staff=user.is_staff)
+
 
 class AppPage(ConsolePage):
     """A page about one app: `self.app` is set before the handler runs, and every template
@@ -54,4 +64,5 @@ class AppPage(ConsolePage):
         return super().dispatch(request, *args, **kwargs)
 
     def context(self, **extra) -> dict:
-        return {"app": self.app, "apps": self.apps(), "section": self.section, **extra}
+        return {"app": self.app, "apps": self.apps(), "section": self.section,
+                "may_edit_rates": self.may_edit_rates, **extra}

@@ -112,3 +112,15 @@ def count(value: int | Decimal | None) -> str:
     if isinstance(value, Decimal) and value != value.to_integral_value():
         return amount(value)
     return f"{int(value):,}"
+
+
+def unconverted_by_currency(parts: Sequence[tuple[str, Sequence[Mapping]]]
+                            ) -> list[tuple[str, list[str]]]:
+    """What a page left out for want of a rate, gathered per currency so the page says it once:
+    (label, [{"currency", "amount"}, ...]) pairs become [("BRL", ["Revenue 100.00", ...]), ...]."""
+    by_currency: dict[str, list[str]] = {}
+    for label, items in parts:
+        for item in items:
+            by_currency.setdefault(item["currency"], []).append(
+                f"{label} {amount(item['amount'])}")
+    return sorted(by_currency.items())

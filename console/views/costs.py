@@ -86,27 +86,28 @@ def check(text: str) -> Preview:
         checked = cost_csv.cost_file_read(io.StringIO(text, newline=""),
                                           max_rows=MAX_COST_ROWS)
     except csv_input.CsvProblem as problem:
-        return Preview(text=text, problem=_sentence(str(problem)))
+        return Preview(text=text, problem=sentence(str(problem)))
     return Preview(text=text, checked=checked)
 
 
-def _sentence(message: str) -> str:
+def sentence(message: str) -> str:
     return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
 
 
-def _submitted_text(request) -> tuple[str | None, str | None]:
-    """The CSV text of the upload form (a file, else the pasted text) or what is wrong."""
+def submitted_text(request, *, too_large: str = TOO_LARGE) -> tuple[str | None, str | None]:
+    """The CSV text of an upload form (a file, else the pasted text) or what is wrong; the
+    rates page reads its upload the same way."""
     upload = request.FILES.get("file")
     if upload is not None and upload.size:
         if upload.size > MAX_UPLOAD_BYTES:
-            return None, TOO_LARGE
+            return None, too_large
         try:
             return upload.read().decode("utf-8-sig"), None
         except UnicodeDecodeError:
             return None, NOT_UTF8
     text = request.POST.get("text", "")
     if len(text.encode()) > MAX_UPLOAD_BYTES:
-        return None, TOO_LARGE
+        return None, too_large
     text = text.removeprefix("\ufeff")
     return (text, None) if text.strip() else (None, NOTHING)
 
@@ -135,7 +136,7 @@ class CostsPage(AppPage):
             imported="imported" in request.GET, **self.limits()))
 
     def post(self, request, app_id):
-        text, problem = _submitted_text(request)
+        text, problem = submitted_text(request)
         if problem is not None:
             return render(request, "console/costs/upload.html", self.context(
                 upload_errors=[problem], text=request.POST.get("text", "")[:MAX_UPLOAD_BYTES],

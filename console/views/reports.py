@@ -104,8 +104,9 @@ class OverviewPage(ReportPage):
         empty = not (board.total_installs or board.total_clicks or board.total_revenue.known
                      or board.total_revenue.unconverted)
         return {"tiles": tiles, "days": days, "chart": chart, "empty": empty,
-                "unconverted": [("Revenue", _amounts(board.total_revenue.unconverted_list)),
-                                ("Cost", _amounts(board.total_cost.unconverted_list))]}
+                "unconverted": tables.unconverted_by_currency([
+                    ("Revenue", board.total_revenue.unconverted_list),
+                    ("Cost", board.total_cost.unconverted_list)])}
 
 
 class PerformancePage(ReportPage):
@@ -155,8 +156,9 @@ class PerformancePage(ReportPage):
                 "rows": [self.cells(row, currency) for row in rows], "models": models,
                 "model": model, "model_label": MODEL_LABELS[model],
                 "by_campaign": self.by_campaign,
-                "unconverted": [_unconverted_row(self.cells_name(row), row) for row in rows
-                                if row.revenue.unconverted or row.cost.unconverted]}
+                "unconverted": tables.unconverted_by_currency(
+                    [part for row in rows
+                     for part in _unconverted_parts(self.cells_name(row), row)])}
 
     def cells_name(self, row) -> str:
         name = source_name(row)
@@ -219,10 +221,10 @@ class RevenuePage(ReportPage):
                     "unconverted": _amounts(s.cohort_revenue.unconverted_list)}
                    for s in report.by_source]
         return {"tiles": tiles, "sources": sources,
-                "unconverted": [("Revenue of the range",
-                                 _amounts(report.total_revenue.unconverted_list)),
-                                ("Lifetime revenue of these installs",
-                                 _amounts(report.cohort_revenue.unconverted_list))]}
+                "unconverted": tables.unconverted_by_currency([
+                    ("Revenue of the range", report.total_revenue.unconverted_list),
+                    ("Lifetime revenue of these installs",
+                     report.cohort_revenue.unconverted_list)])}
 
 
 class ExportsPage(ReportPage):
@@ -282,9 +284,9 @@ def _amounts(items: list[dict]) -> list[str]:
     return [f"{tables.amount(item['amount'])} {item['currency']}" for item in items]
 
 
-def _unconverted_row(name: str, row) -> dict:
-    return {"name": name, "revenue": _amounts(row.revenue.unconverted_list),
-            "cost": _amounts(row.cost.unconverted_list)}
+def _unconverted_parts(name: str, row) -> list[tuple[str, list[dict]]]:
+    return [(f"{name} revenue", row.revenue.unconverted_list),
+            (f"{name} cost", row.cost.unconverted_list)]
 
 
 def _pairs(range_query: str, model: str) -> dict[str, str]:

@@ -54,9 +54,8 @@ class SkanReportPage(ReportPage, IosOnly):
             "days": [{"date": row.date.isoformat(), "window": window_label(row.window),
                       "name": row.media_source, "source": row.source_identifier,
                       **self.figures(row, currency)} for row in rows],
-            "unconverted": [("Estimated revenue", [
-                f"{tables.amount(item['amount'])} {item['currency']}"
-                for item in total.estimated_revenue.unconverted_list])],
+            "unconverted": tables.unconverted_by_currency(
+                [("Estimated revenue", total.estimated_revenue.unconverted_list)]),
         }
 
     def figures(self, counts: skan.SkanCounts, currency: str) -> dict:

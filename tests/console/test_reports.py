@@ -139,8 +139,10 @@ def test_overview_tiles_are_the_dashboards_figures(console, scenario):
     note = ('<dd class="note">Covers 3 of 4 paid installs: the rest have no cost in the report '
             'currency.</dd>')
     assert html.count(note) == 2
-    assert "Revenue not included above (no exchange rate into USD): 100.00 BRL" in html
-    assert "Cost not included above (no exchange rate into USD): 5.00 JPY" in html
+    assert html.count('class="notice unconverted"') == 1
+    assert "for want of an exchange rate into USD" in html
+    assert "<li><strong>BRL</strong>: Revenue 100.00</li>" in html
+    assert "<li><strong>JPY</strong>: Cost 5.00</li>" in html
 
 
 def test_overview_chart_data_and_its_table_give_every_day(console, scenario):
@@ -201,8 +203,9 @@ def test_sources_under_last_touch_are_the_sources_report(console, scenario):
         "organic 2 0 — — — 2.50 USD —",
         "(revenue of no install) 0 0 — — — 3.00 USD —",
     ]
-    assert "google: cost 5.00 JPY" in html
-    assert "organic: revenue 100.00 BRL" in html
+    assert html.count('class="notice unconverted"') == 1
+    assert "<strong>JPY</strong>: google cost 5.00" in html
+    assert "<strong>BRL</strong>: organic revenue 100.00" in html
 
 
 def test_campaigns_under_last_touch_are_the_campaigns_report(console, owner_api, scenario):
@@ -327,8 +330,8 @@ def test_revenue_shows_totals_ltv_by_source_and_unconverted_amounts_apart(consol
     assert f'<dt class="label">ARPU</dt><dd class="value">{api["arpu"]:.2f} USD' in html
     rows = body_rows(html)
     assert [row.split()[0] for row in rows] == [s["media_source"] for s in api["by_source"]]
-    assert "Revenue of the range not included above (no exchange rate into USD): 100.00 BRL" \
-        in html
+    assert html.count('class="notice unconverted"') == 1
+    assert "<strong>BRL</strong>: Revenue of the range 100.00; " in html
     assert any(row.startswith("organic 2 ") and row.endswith("100.00 BRL") for row in rows)
 
 

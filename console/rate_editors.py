@@ -1,0 +1,23 @@
+"""Who may change the exchange rates in the console (docs/analytics.md, "Currencies"). Rates are
+instance-wide, so the choice is the operator's (`CURRENCY_RATES_EDITORS`): any organization's
+admin, for the usual instance run by one company, or only Django staff, for an instance hosting
+several companies, where one company's admin must not change another's figures. Pure.
+"""
+
+from __future__ import annotations
+
+ADMINS = "admins"
+STAFF = "staff"
+ADMIN_ROLE = "admin"
+
+WHO = {ADMINS: "an organization admin or a staff user", STAFF: "a staff user of this service"}
+
+
+def may_edit_rates(*, editors: str, role: str, is_staff: bool) -> bool:
+    if is_staff:
+        return True
+    return editors == ADMINS and role == ADMIN_ROLE
+
+
+def who_may_edit(editors: str) -> str:
+    return WHO[editors]
