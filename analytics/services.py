@@ -1,6 +1,7 @@
 """Writes of operator input for analytics (docs/analytics.md, "Currencies"): ad cost rows,
-imported through POST /api/v1/costs or `manage.py import_costs`, and currency rates, loaded with
-`manage.py load_currency_rates` or edited in the admin.
+imported through POST /api/v1/costs, `manage.py import_costs` or the console's upload, and
+currency rates, loaded with `manage.py load_currency_rates`, the console's rates page or the
+admin.
 
 Both are upserts on their natural key, so importing a corrected file replaces the old figures
 and importing the same file twice changes nothing.
