@@ -26,7 +26,8 @@ def test_an_owner_renames_the_app_then_deletes_it_through_the_confirmation(
     open_app_page(page, "Settings")
     page.get_by_role("textbox", name="Name", exact=True).fill("")
     page.get_by_role("button", name="Save changes").click()
-    expect(page.get_by_role("alert")).to_contain_text("Invalid input: name.")
+    expect(page.get_by_role("alert")).to_contain_text(
+        "Please check Name: see the message beside each field.")
     page.get_by_role("textbox", name="Name", exact=True).fill("Runner <b>2</b>")
     page.get_by_role("button", name="Save changes").click()
     expect(page.get_by_text("Saved.")).to_be_visible()
