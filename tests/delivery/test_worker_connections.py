@@ -13,13 +13,19 @@ from tests.processes import Process, service_env
 pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 WORKER = "celery -A attribution_site worker --loglevel=INFO -c 1"
+# libpq's own variable names the worker's sessions, so neither this test process's connections
+# (several, when it runs with Django's pool) nor any other process's are taken for the worker's.
+WORKER_APPLICATION = "attribution-test-worker"
 
 
 @pytest.fixture(params=["off", "django"])
-def one_process_worker(request, readme_process, tmp_path):
+def one_process_worker(request, readme_process, tmp_path, settings):
+    if settings.DATABASE_POOL == "pgbouncer":
+        pytest.skip("behind PgBouncer the server backends are PgBouncer's, not the worker's")
     worker = Process(WORKER, cwd=tmp_path, log_path=tmp_path / "worker.log",
                      env=service_env(DELIVERY_ALLOW_PRIVATE_NETWORKS="1",
-                                     DATABASE_POOL=request.param))
+                                     DATABASE_POOL=request.param,
+                                     PGAPPNAME=WORKER_APPLICATION))
     try:
         worker.wait_for_output(" ready.")
         yield worker
@@ -29,11 +35,11 @@ def one_process_worker(request, readme_process, tmp_path):
 
 
 def worker_backends() -> set[tuple[int, object]]:
-    """(pid, backend start) of every other session on the test database: the worker's."""
+    """(pid, backend start) of the worker's sessions on the test database."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pid, backend_start FROM pg_stat_activity WHERE datname = "
-                       "current_database() AND pid <> pg_backend_pid() AND backend_type = "
-                       "'client backend'")
+                       "current_database() AND application_name = %s",
+                       [WORKER_APPLICATION])
         return set(cursor.fetchall())
 
 
