@@ -3,9 +3,10 @@ run of the whole suite through it (docs/pooling.md).
 
     python -m tests.pooling.pgbouncer --server 127.0.0.1:5432 --port 6439 -- make test
 
-starts one, runs the command with DATABASE_URL's host and port pointed at it and
-DATABASE_POOL=pgbouncer, stops it and exits with the command's status. PgBouncer refuses to run
-as root, so as root it runs as the `postgres` user. Imports nothing of Django.
+starts one, runs the command with DATABASE_URL's host and port pointed at it,
+DATABASE_POOL=pgbouncer and PGBOUNCER_SERVER_URL naming the server itself (for a test that must
+see one process's own backends), stops it and exits with the command's status. PgBouncer refuses
+to run as root, so as root it runs as the `postgres` user. Imports nothing of Django.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def main() -> int:
     with running(server_host=server.hostname or "127.0.0.1", server_port=server.port or 5432,
                  user=server.username or "postgres", port=args.port) as port:
         env = dict(os.environ, DATABASE_URL=through(database_url, port),
-                   DATABASE_POOL="pgbouncer")
+                   DATABASE_POOL="pgbouncer", PGBOUNCER_SERVER_URL=database_url)
         print(f"== through PgBouncer (transaction mode) on 127.0.0.1:{port}", flush=True)
         return subprocess.call(command, env=env)
 
