@@ -153,18 +153,29 @@ def _log_key(entry: DeliveryAttempt) -> tuple:
     return (entry.started_at, 0, entry.id)
 
 
+def _narrowed(rows: QuerySet, *, delivery: str, time: str, kind: str,
+              config_id: uuid.UUID | None, states: Sequence[str], since: datetime | None,
+              until: datetime | None) -> QuerySet:
+    """The filters both halves of the log share. `delivery` is the path from a row to its
+    delivery ("" for deliveries, "delivery__" for attempts); `time` the column a row is placed
+    by in the log (`since` inclusive, `until` exclusive)."""
+    if config_id is not None:
+        config = "postback_id" if kind == Kind.POSTBACK else "webhook_id"
+        rows = rows.filter(**{f"{delivery}{config}": config_id})
+    if states:
+        rows = rows.filter(**{f"{delivery}state__in": list(states)})
+    if since is not None:
+        rows = rows.filter(**{f"{time}__gte": since})
+    if until is not None:
+        rows = rows.filter(**{f"{time}__lt": until})
+    return rows
+
+
 def _attempts_page(*, app_id, kind, limit, config_id, states, since, until, before
                    ) -> list[DeliveryAttempt]:
-    attempts = DeliveryAttempt.objects.filter(app_id=app_id, kind=kind)
-    if config_id is not None:
-        field = "delivery__postback_id" if kind == Kind.POSTBACK else "delivery__webhook_id"
-        attempts = attempts.filter(**{field: config_id})
-    if states:
-        attempts = attempts.filter(delivery__state__in=list(states))
-    if since is not None:
-        attempts = attempts.filter(started_at__gte=since)
-    if until is not None:
-        attempts = attempts.filter(started_at__lt=until)
+    attempts = _narrowed(DeliveryAttempt.objects.filter(app_id=app_id, kind=kind),
+                         delivery="delivery__", time="started_at", kind=kind,
+                         config_id=config_id, states=states, since=since, until=until)
     if before is not None:
         moment, entry_id = before
         # (started_at, id) < position. The `<=` alone bounds the index scan; without it the
@@ -178,16 +189,9 @@ def _attempts_page(*, app_id, kind, limit, config_id, states, since, until, befo
 
 def _unattempted_page(*, app_id, kind, limit, config_id, states, since, until, before
                       ) -> list[DeliveryAttempt]:
-    deliveries = Delivery.objects.filter(app_id=app_id, kind=kind, attempts_made=0)
-    if config_id is not None:
-        field = "postback_id" if kind == Kind.POSTBACK else "webhook_id"
-        deliveries = deliveries.filter(**{field: config_id})
-    if states:
-        deliveries = deliveries.filter(state__in=list(states))
-    if since is not None:
-        deliveries = deliveries.filter(created_at__gte=since)
-    if until is not None:
-        deliveries = deliveries.filter(created_at__lt=until)
+    deliveries = _narrowed(Delivery.objects.filter(app_id=app_id, kind=kind, attempts_made=0),
+                           delivery="", time="created_at", kind=kind, config_id=config_id,
+                           states=states, since=since, until=until)
     if before is not None:
         moment, entry_id = before
         if isinstance(entry_id, int):  # after an attempt: only earlier moments
