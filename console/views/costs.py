@@ -13,7 +13,6 @@ After an import the page shows the campaigns of the uploaded days with their cos
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from datetime import date, timedelta
 from urllib.parse import urlencode
@@ -24,15 +23,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
-from analytics import cost_csv, csv_input, queries, reading, services
+from analytics import cost_csv, queries, reading, services
 from analytics.serializers import MAX_COST_ROWS
+from console import uploads
 from console.pages import AppPage
 from console.period import range_from_query
 
-# Below Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB): "Apply" posts the text back as a form
-# field, which that setting bounds. 10,000 rows (the API's limit) of typical width are ~600 kB.
-MAX_UPLOAD_BYTES = 2_000_000
-PREVIEW_ROWS = 200
+MAX_UPLOAD_BYTES = uploads.MAX_UPLOAD_BYTES
+PREVIEW_ROWS = uploads.PREVIEW_ROWS
 CAMPAIGN_ROWS = 100
 EXAMPLE = ("date,media_source,campaign_id,cost,currency\n"
            "2025-03-01,facebook,summer_sale,120.50,USD\n"
@@ -40,32 +38,11 @@ EXAMPLE = ("date,media_source,campaign_id,cost,currency\n"
            "2025-03-02,tiktok,,35.25,USD\n")
 TOO_LARGE = (f"The file is larger than {MAX_UPLOAD_BYTES // 1_000_000} MB. Split it (at most "
              f"{MAX_COST_ROWS:,} rows a file) and upload each part.")
-NOTHING = "Choose a CSV file or paste its text."
-NOT_UTF8 = "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8”."
 
 
 @dataclass(frozen=True)
-class Preview:
-    """A checked upload: the file-level problem, or every line (`checked`) and its summary."""
-
-    text: str
-    problem: str | None = None
-    checked: cost_csv.CostFile | None = None
-
-    @property
-    def valid(self) -> bool:
-        return self.checked is not None and self.checked.valid
-
-    @property
-    def shown(self) -> list[cost_csv.CostLine]:
-        # A file with errors lists the lines to fix; a valid one its first lines.
-        lines = self.checked.invalid_lines if not self.valid else self.checked.lines
-        return lines[:PREVIEW_ROWS]
-
-    @property
-    def hidden_count(self) -> int:
-        lines = self.checked.invalid_lines if not self.valid else self.checked.lines
-        return max(len(lines) - PREVIEW_ROWS, 0)
+class Preview(uploads.UploadPreview):
+    """A checked cost upload, with the summary shown above its lines."""
 
     @property
     def days(self) -> tuple[date, date] | None:
@@ -82,34 +59,8 @@ class Preview:
 
 
 def check(text: str) -> Preview:
-    try:
-        checked = cost_csv.cost_file_read(io.StringIO(text, newline=""),
-                                          max_rows=MAX_COST_ROWS)
-    except csv_input.CsvProblem as problem:
-        return Preview(text=text, problem=sentence(str(problem)))
-    return Preview(text=text, checked=checked)
-
-
-def sentence(message: str) -> str:
-    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
-
-
-def submitted_text(request, *, too_large: str = TOO_LARGE) -> tuple[str | None, str | None]:
-    """The CSV text of an upload form (a file, else the pasted text) or what is wrong; the
-    rates page reads its upload the same way."""
-    upload = request.FILES.get("file")
-    if upload is not None and upload.size:
-        if upload.size > MAX_UPLOAD_BYTES:
-            return None, too_large
-        try:
-            return upload.read().decode("utf-8-sig"), None
-        except UnicodeDecodeError:
-            return None, NOT_UTF8
-    text = request.POST.get("text", "")
-    if len(text.encode()) > MAX_UPLOAD_BYTES:
-        return None, too_large
-    text = text.removeprefix("\ufeff")
-    return (text, None) if text.strip() else (None, NOTHING)
+    return uploads.checked_upload(
+        Preview, text, lambda handle: cost_csv.cost_file_read(handle, max_rows=MAX_COST_ROWS))
 
 
 def _range_of(days: tuple[date, date]) -> dict[str, str]:
@@ -136,7 +87,8 @@ class CostsPage(AppPage):
             imported="imported" in request.GET, **self.limits()))
 
     def post(self, request, app_id):
-        text, problem = submitted_text(request)
+        text, problem = uploads.submitted_text(request, max_bytes=MAX_UPLOAD_BYTES,
+                                               too_large=TOO_LARGE)
         if problem is not None:
             return render(request, "console/costs/upload.html", self.context(
                 upload_errors=[problem], text=request.POST.get("text", "")[:MAX_UPLOAD_BYTES],

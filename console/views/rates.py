@@ -12,7 +12,6 @@ for its navigation and to say whether that app's report currency has a rate.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -23,14 +22,14 @@ from django.db.models import Count, Min, OuterRef, Subquery
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from analytics import csv_input, queries, rates_csv, services
+from analytics import queries, rates_csv, services
 from analytics.models import CurrencyRate
+from console import uploads
 from console.pages import AppPage
 from console.rate_editors import who_may_edit
-from console.views.costs import MAX_UPLOAD_BYTES, sentence, submitted_text
+from console.uploads import MAX_UPLOAD_BYTES, PREVIEW_ROWS
 from tracking.currencies import currency_code
 
-PREVIEW_ROWS = 200
 HISTORY_ROWS = 100
 EXAMPLE = ("date,currency,units_per_usd\n"
            "2025-03-01,EUR,0.9214\n"
@@ -42,28 +41,8 @@ FORM_FIELDS = ("date", "currency", "units_per_usd")
 
 
 @dataclass(frozen=True)
-class Preview:
-    """A checked upload: the file-level problem, or every line (`checked`)."""
-
-    text: str
-    problem: str | None = None
-    checked: rates_csv.RateFile | None = None
-
-    @property
-    def valid(self) -> bool:
-        return self.checked is not None and self.checked.valid
-
-    def _listed(self) -> list[rates_csv.RateLine]:
-        # A file with errors lists the lines to fix; a valid one its first lines.
-        return self.checked.lines if self.valid else self.checked.invalid_lines
-
-    @property
-    def shown(self) -> list[rates_csv.RateLine]:
-        return self._listed()[:PREVIEW_ROWS]
-
-    @property
-    def hidden_count(self) -> int:
-        return max(len(self._listed()) - PREVIEW_ROWS, 0)
+class Preview(uploads.UploadPreview):
+    """A checked rates upload, with the currencies it holds."""
 
     @property
     def currencies(self) -> list[str]:
@@ -71,11 +50,7 @@ class Preview:
 
 
 def check(text: str) -> Preview:
-    try:
-        checked = rates_csv.rate_file_read(io.StringIO(text, newline=""))
-    except csv_input.CsvProblem as problem:
-        return Preview(text=text, problem=sentence(str(problem)))
-    return Preview(text=text, checked=checked)
+    return uploads.checked_upload(Preview, text, rates_csv.rate_file_read)
 
 
 def latest_rates() -> list[dict]:
@@ -114,7 +89,8 @@ class RatesPage(AppPage):
     def post(self, request, app_id):
         if not self.may_edit_rates:
             return self.refused()
-        text, problem = submitted_text(request, too_large=TOO_LARGE)
+        text, problem = uploads.submitted_text(request, max_bytes=MAX_UPLOAD_BYTES,
+                                               too_large=TOO_LARGE)
         if problem is not None:
             return self.page(upload_errors=[problem], status=400,
                              text=request.POST.get("text", "")[:MAX_UPLOAD_BYTES])
