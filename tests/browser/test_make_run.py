@@ -18,6 +18,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
@@ -37,6 +38,7 @@ from tests.browser.steps import (
     send_install,
     send_purchase,
     sign_up,
+    tile,
 )
 from tests.delivery.receivers import Receiver
 from tests.processes import Process, free_port, wait_until_healthy
@@ -117,6 +119,8 @@ def test_a_new_user_goes_from_make_run_to_exports_a_local_webhook_and_the_sdk_pa
     download_every_export(page)
     a_webhook_test_reaches_the_local_receiver_signed(page, receiver, screenshot)
     the_sdk_page_shows_the_app_id_and_the_key_prefix(page, screenshot, android, key)
+    send_purchase(service, key, android, device_id=DEVICE, amount=10, currency="EUR")
+    a_missing_rate_is_said_once_and_added_from_the_console(page, screenshot)
     the_api_docs_render_with_the_outside_world_blocked(page, screenshot)
 
 
@@ -290,6 +294,28 @@ def the_sdk_page_shows_the_app_id_and_the_key_prefix(page, screenshot, app_id, k
     expect(page.get_by_text("Use the key")).to_contain_text(key[:len("ak_") + 12])
     assert key not in page.content()
     screenshot("makerun-sdk-setup")
+
+
+def a_missing_rate_is_said_once_and_added_from_the_console(page, screenshot) -> None:
+    """A purchase in EUR with no EUR rate: the overview says so once, its link leads to the
+    rates page, a pasted rates CSV is previewed and applied, and the overview converts it."""
+    open_app_page(page, "Overview")
+    notice = page.locator(".notice.unconverted")
+    expect(notice).to_have_count(1)
+    expect(notice).to_contain_text("EUR")
+    page.get_by_role("link", name="Add the missing exchange rates").click()
+    expect(page.get_by_role("heading", name="Upload a rates CSV")).to_be_visible()
+    today = datetime.now(UTC).date().isoformat()
+    page.get_by_label("Or paste the CSV text").fill(
+        f"date,currency,units_per_usd\n{today},EUR,0.8\n")
+    page.get_by_role("button", name="Check the file").click()
+    expect(page.get_by_role("heading", name="Rates preview")).to_be_visible()
+    screenshot("makerun-rates-preview")
+    page.get_by_role("button", name="Apply 1 rate").click()
+    screenshot("makerun-rates")
+    open_app_page(page, "Overview")
+    expect(page.locator(".notice.unconverted")).to_have_count(0)
+    expect(tile(page, "Revenue")).to_contain_text("17.49 USD")  # 4.99 + 10 EUR / 0.8
 
 
 def the_api_docs_render_with_the_outside_world_blocked(page, screenshot) -> None:
