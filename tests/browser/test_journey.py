@@ -115,6 +115,9 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
     expect(summary).to_contain_text("facebook")
     expect(summary).to_contain_text("device id")
     expect(page.get_by_role("main")).to_contain_text(DEVICE)
+    events = page.get_by_role("heading", name="Events and revenue")
+    expect(events).to_be_visible()
+    expect(page.get_by_role("main")).to_contain_text("Revenue reported: 4.99 USD")
     screenshot("install-detail")
 
     upload_costs_and_read_the_roas(page, tmp_path, screenshot)
