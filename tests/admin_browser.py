@@ -14,6 +14,7 @@ import requests
 from django.test import Client
 
 UNSENT_INPUTS = {"submit", "button", "image", "reset", "file"}
+OPERATOR_EMAIL, OPERATOR_PASSWORD = "ops@example.com", "operator-password"
 
 
 class _Forms(HTMLParser):
@@ -194,3 +195,13 @@ def _page(response) -> Page:
 def _errors(page: Page) -> str:
     start = max(page.text.find("errornote"), page.text.find('id="content"'))
     return f"{page.status}: {page.text[start:start + 2000] if start >= 0 else page.text[:2000]}"
+
+
+def operator_logged_in(server: str | None = None) -> AdminBrowser:
+    """A superuser, made now, logged in through the admin's login form."""
+    from accounts.models import User
+
+    User.objects.create_superuser(OPERATOR_EMAIL, OPERATOR_PASSWORD)
+    browser = AdminBrowser(server)
+    browser.log_in(OPERATOR_EMAIL, OPERATOR_PASSWORD)
+    return browser

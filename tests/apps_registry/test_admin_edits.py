@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Organization, User
 from apps_registry.models import ApiKey
-from tests.admin_browser import AdminBrowser
+from tests.admin_browser import AdminBrowser, operator_logged_in
 from tests.factories import issue_key
 from tests.links.visitors import CRAWLERS, make_link
 from tests.processes import service_env, web
@@ -42,10 +42,7 @@ def caches_as_in_production(request, settings):
 
 @pytest.fixture
 def operator(db):
-    User.objects.create_superuser("ops@example.com", "operator-password")
-    browser = AdminBrowser()
-    browser.log_in("ops@example.com", "operator-password")
-    return browser
+    return operator_logged_in()
 
 
 @pytest.fixture

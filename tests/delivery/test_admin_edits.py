@@ -10,9 +10,8 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from accounts.models import User
 from delivery.models import Delivery, Kind, PostbackConfig, Webhook
-from tests.admin_browser import AdminBrowser
+from tests.admin_browser import operator_logged_in
 from tests.delivery.conftest import make_postback, make_webhook
 from tests.tracking.conftest import click_through, install_body
 
@@ -21,10 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def operator(db):
-    User.objects.create_superuser("ops@example.com", "operator-password")
-    browser = AdminBrowser()
-    browser.log_in("ops@example.com", "operator-password")
-    return browser
+    return operator_logged_in()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from links.models import Link, LinkDomain
-from tests.admin_browser import AdminBrowser
+from tests.admin_browser import operator_logged_in
 from tests.tracking.conftest import ANDROID_BROWSER
 
 pytestmark = pytest.mark.django_db
@@ -68,9 +68,7 @@ def test_a_link_switched_off_or_deleted_in_the_admin_is_dead_on_the_next_visit(
     """Real form posts that commit; with Redis, this process keeps the links it follows."""
     if settings.REDIS_URL:
         request.getfixturevalue("live_local_caches")
-    User.objects.create_superuser("ops@example.com", "operator-password")
-    operator = AdminBrowser()
-    operator.log_in("ops@example.com", "operator-password")
+    operator = operator_logged_in()
     visitor = Client()
     first = Link.objects.create(app=app, code="first", media_source="instagram")
     second = Link.objects.create(app=app, code="second", media_source="instagram")
