@@ -66,6 +66,9 @@ INSTALLED_APPS = [
     "skan",
     "conversion",
     "apple_ads",
+    "consent",
+    "privacy",
+    "retention",
 ]
 
 MIDDLEWARE = [

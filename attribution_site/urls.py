@@ -22,6 +22,8 @@ api_v1 = [
     path("", include("links.urls")),
     path("", include("conversion.urls")),
     path("", include("skan.urls")),
+    path("", include("consent.urls")),
+    path("", include("privacy.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

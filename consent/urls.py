@@ -1,0 +1,3 @@
+"""Routes of consent, mounted under /api/v1/."""
+
+urlpatterns: list = []

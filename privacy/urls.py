@@ -1,0 +1,3 @@
+"""Routes of privacy, mounted under /api/v1/."""
+
+urlpatterns: list = []
