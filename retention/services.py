@@ -103,19 +103,18 @@ def _mask(*, now, limits, batch_size, deadline, outcome: Outcome) -> None:
         done = {row.app_id: row.masked_through
                 for row in Progress.objects.filter(table=target.name, app__isnull=False)}
         for app_id, cutoff in cutoffs.items():
-            if time.monotonic() > deadline:
-                outcome.complete = False
-                break
             since = _later(done.get(app_id), whole_pass.reached)
             if since is not None and since >= cutoff:  # done, or the limit was lengthened
                 continue
+            if not outcome.complete:  # the budget ran out: only what no app needs is skipped
+                break
             app_pass = tracking_retention.ip_mask_app(
                 target=target, app_id=app_id, since=since, until=cutoff,
                 batch_size=batch_size, deadline=deadline)
             masked += app_pass.rows
             if app_pass.reached is not None:
                 _progress_store(target.name, app_id, app_pass.reached)
-            if app_pass.reached != cutoff:
+            if app_pass.reached != cutoff or time.monotonic() > deadline:
                 outcome.complete = False
         outcome.masked[target.name] = masked
         if not outcome.complete:
