@@ -52,3 +52,10 @@ def event_at(app, when: datetime, device: str, install: Install | None = None) -
 def stored_click(model, click_id) -> dict:
     return model.objects.filter(id=click_id).values("ip", "ip_prefix", "fingerprint",
                                                     "user_agent").get()
+
+
+@pytest.fixture
+def logged_in(client, owner):
+    """The owner's console session (Django's test client)."""
+    client.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
+    return client
