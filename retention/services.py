@@ -51,8 +51,11 @@ class Outcome:
 
 
 def retention_enforce(*, now: datetime, batch_size: int = BATCH_SIZE,
-                      budget_seconds: float = BUDGET_SECONDS) -> Outcome | None:
-    """Enforce every app's limits as of `now`; None when another run holds the lease."""
+                      budget_seconds: float = BUDGET_SECONDS,
+                      rescan: bool = False) -> Outcome | None:
+    """Enforce every app's limits as of `now`; None when another run holds the lease.
+    `rescan`: mask from the first row again, not from where the last run stopped (rows loaded
+    with times already past a limit); masking a masked row changes nothing."""
     lease = timedelta(seconds=min(budget_seconds, LONGEST_LEASE.total_seconds()))
     if not _lease_take(lease + LEASE_MARGIN):
         logger.info("retention: another run is in progress; skipped")
@@ -64,7 +67,7 @@ def retention_enforce(*, now: datetime, batch_size: int = BATCH_SIZE,
         limits = {row.app_id: policy.Limits(row.ip_retention_days, row.raw_retention_days)
                   for row in app_retention_limits()}
         _mask(now=now, limits=limits, batch_size=batch_size, deadline=deadline,
-              outcome=outcome)
+              outcome=outcome, rescan=rescan)
         if outcome.complete:
             _delete_raw(now=now, limits=limits, batch_size=batch_size, deadline=deadline,
                         outcome=outcome)
@@ -89,19 +92,21 @@ def _lease_take(lease: timedelta) -> bool:
         Q(lease_until__isnull=True) | Q(lease_until__lt=wall)).update(lease_until=wall + lease))
 
 
-def _mask(*, now, limits, batch_size, deadline, outcome: Outcome) -> None:
+def _mask(*, now, limits, batch_size, deadline, outcome: Outcome, rescan: bool) -> None:
     cutoffs = policy.cutoffs_by_app(now=now, limits=limits, raw=False)
     common = policy.common_cutoff(cutoffs.values())
     for target in tracking_retention.WITH_ADDRESSES:
-        whole = Progress.objects.filter(table=target.name, app__isnull=True).first()
+        stored = Progress.objects.filter(table=target.name)
+        if rescan:
+            stored = stored.none()
+        whole = stored.filter(app__isnull=True).first()
         whole_pass = tracking_retention.ip_mask_whole_days(
             target=target, done_before=whole.masked_through if whole else None, cutoff=common,
             batch_size=batch_size, deadline=deadline)
         if whole_pass.reached is not None:
             _progress_store(target.name, None, whole_pass.reached)
         masked = whole_pass.rows
-        done = {row.app_id: row.masked_through
-                for row in Progress.objects.filter(table=target.name, app__isnull=False)}
+        done = {row.app_id: row.masked_through for row in stored.filter(app__isnull=False)}
         for app_id, cutoff in cutoffs.items():
             since = _later(done.get(app_id), whole_pass.reached)
             if since is not None and since >= cutoff:  # done, or the limit was lengthened

@@ -133,3 +133,13 @@ def test_readyz_warns_when_a_day_partition_outlived_every_apps_raw_limit(client,
     assert state == "warning" and details["raw_behind_tables"] == ["click_archive"]
     retention_enforce(now=timezone.now())
     assert _readyz(client)[0] == "ok"
+
+
+def test_history_loaded_after_its_time_was_masked_waits_for_a_rescan(app, now):
+    retention_enforce(now=now)
+    loaded = click_pair(app, days_ago(now, 200), IP)  # a load of history, stamped long ago
+    assert retention_enforce(now=now).masked["click_archive"] == 0
+    out = StringIO()
+    call_command("retention_enforce", "--now", now.isoformat(), "--rescan", stdout=out)
+    assert stored_click(ClickArchive, loaded)["ip"] == "81.2.69.0"
+    assert "masked 1 rows of click_archive" in out.getvalue()

@@ -1,9 +1,10 @@
-"""`python manage.py retention_enforce [--now ISO] [--batch-size N]`: enforce every app's
+"""`python manage.py retention_enforce [--now ISO] [--rescan] [--batch-size N]`: enforce every app's
 retention limits now, as beat does hourly (docs/privacy.md, "Retention"): IP addresses masked
 and fingerprints dropped past `ip_retention_days`, archived clicks and events deleted past
 `raw_retention_days`. With no time budget: it runs until everything is done. `--now` runs it
 on another clock, such as the end of a day already past; a time in the future enforces limits
-early, which cannot be undone.
+early, which cannot be undone. `--rescan` masks from the first row again instead of from where
+the last run stopped: after loading history whose times are already past a limit.
 """
 
 from datetime import UTC, datetime
@@ -21,9 +22,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--now", help="the clock to enforce on (ISO 8601; default: now)")
+        parser.add_argument("--rescan", action="store_true",
+                            help="mask from the first row, not from where the last run stopped")
         parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
 
-    def handle(self, *args, now, batch_size, **options):
+    def handle(self, *args, now, rescan, batch_size, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive")
         moment = timezone.now()
@@ -36,7 +39,7 @@ class Command(BaseCommand):
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=UTC)
         outcome = retention_enforce(now=moment, batch_size=batch_size,
-                                    budget_seconds=NO_BUDGET)
+                                    budget_seconds=NO_BUDGET, rescan=rescan)
         if outcome is None:
             raise CommandError("another run is in progress (beat's, or another command's); "
                                "try again when it ends")
