@@ -90,12 +90,9 @@ def masked_ip(ip: str) -> str:
         address = ipaddress.ip_address(ip.strip())
     except ValueError:
         return ""
-    if address.version == 4:
-        prefix = IPV4_PREFIX
-    elif address.ipv4_mapped is not None:
-        prefix = IPV4_MAPPED_PREFIX
-    else:
-        prefix = IPV6_PREFIX
+    if address.version == 6 and address.ipv4_mapped is not None:  # written as PostgreSQL does
+        return f"::ffff:{masked_ip(str(address.ipv4_mapped))}"
+    prefix = IPV4_PREFIX if address.version == 4 else IPV6_PREFIX
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False).network_address)
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -94,11 +93,12 @@ def masked_key_sql(row: str) -> str:
             f"ELSE {row}.ip_prefix END")
 
 
-def _unmasked(target: Stored, prefix: str = "") -> str:
-    ip = f"{prefix}ip"
-    condition = f"{ip} <> {masked_sql(ip)}"
+def _unmasked(target: Stored) -> str:
+    """The rows still to mask (an address not yet cut, or a fingerprint), so a batch never
+    takes a row twice."""
+    condition = f"ip <> {masked_sql('ip')}"
     if target.fingerprint:
-        condition = f"({prefix}fingerprint <> '' OR {condition})"
+        condition = f"(fingerprint <> '' OR {condition})"
     return condition
 
 
@@ -243,7 +243,7 @@ def raw_days_drop(*, target: Stored, cutoff: datetime | None) -> list[str]:
 
 
 def raw_delete_app(*, target: Stored, app_id: uuid.UUID, before: datetime, batch_size: int,
-                   deadline: float, progress: Callable[[int], None] | None = None) -> int:
+                   deadline: float) -> int:
     """Delete the app's rows of `target` stamped before `before`, in batches; how many. What
     partitions were dropped leaves nothing here to find, so on PostgreSQL this deletes only
     the rows of apps whose limit is shorter than another app's (and the default partition's)."""
@@ -262,8 +262,6 @@ def raw_delete_app(*, target: Stored, app_id: uuid.UUID, before: datetime, batch
                 .values_list("id", flat=True)[:batch_size])
             count = target.model.objects.filter(id__in=ids).delete()[0] if ids else 0
         done += count
-        if count and progress is not None:
-            progress(done)
         if count < batch_size or time.monotonic() > deadline:
             return done
 

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from analytics import rollups
+from analytics.models import Rollup
 from retention.services import retention_enforce
 from tests.analytics.conftest import build_scenario
 from tests.factories import AppFactory
@@ -88,11 +89,15 @@ def test_days_past_every_apps_limit_are_dropped_whole(app, now):
 
 
 def _figures(client, scenario) -> dict:
+    """The dashboard's figures and every rollup row of the app, after a refresh."""
     rollups.refresh()
     response = client.get("/api/v1/analytics/dashboard", scenario.range)
     assert response.status_code == 200, response.json()
     data = response.json()["data"]
-    return {"kpis": data["kpis"], "timeSeries": data["timeSeries"]}
+    stored = {model.__name__: sorted(map(repr, model.objects.filter(app=scenario.app)
+                                         .order_by().values_list()))
+              for model in Rollup.__subclasses__()}
+    return {"kpis": data["kpis"], "timeSeries": data["timeSeries"], "rollups": stored}
 
 
 def test_the_dashboards_figures_stay_after_masking_and_deleting(owner_api, app, now):
@@ -105,6 +110,7 @@ def test_the_dashboards_figures_stay_after_masking_and_deleting(owner_api, app, 
     partition_sql.partitions_ensure(now=now)
     before = _figures(owner_api, scenario)
     assert before["kpis"]["total_clicks"] == 9
+    assert before["rollups"]["DailyClickStat"] and before["rollups"]["DailyRevenueStat"]
 
     masked = retention_enforce(now=now)
     assert masked.masked["click_archive"] == 3
