@@ -12,7 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from retention import policy
+from apps_registry import app_fields
 
 
 class Platform(models.TextChoices):
@@ -52,16 +52,19 @@ class App(models.Model):
     ios_fingerprinting = models.CharField(max_length=32, choices=IosFingerprinting.choices,
                                           default=IosFingerprinting.NEVER_WITHOUT_CONSENT)
     # How long full IP addresses and fingerprints, then raw clicks and events, are kept
-    # (retention/policy.py; docs/privacy.md, "Retention"). Database defaults too, so an older
-    # process creating an app during a rolling deploy still writes a valid row.
+    # (bounds in app_fields.py, enforced by retention/; docs/privacy.md, "Retention").
+    # Database defaults too, so an older process creating an app during a rolling deploy
+    # still writes a valid row.
     ip_retention_days = models.PositiveIntegerField(
-        default=policy.IP_DEFAULT_DAYS, db_default=policy.IP_DEFAULT_DAYS,
-        validators=[MinValueValidator(policy.IP_MINIMUM_DAYS),
-                    MaxValueValidator(policy.MAXIMUM_DAYS)])
+        default=app_fields.IP_RETENTION_DEFAULT_DAYS,
+        db_default=app_fields.IP_RETENTION_DEFAULT_DAYS,
+        validators=[MinValueValidator(app_fields.IP_RETENTION_MINIMUM_DAYS),
+                    MaxValueValidator(app_fields.RETENTION_MAXIMUM_DAYS)])
     raw_retention_days = models.PositiveIntegerField(
-        default=policy.RAW_DEFAULT_DAYS, db_default=policy.RAW_DEFAULT_DAYS,
-        validators=[MinValueValidator(policy.RAW_MINIMUM_DAYS),
-                    MaxValueValidator(policy.MAXIMUM_DAYS)])
+        default=app_fields.RAW_RETENTION_DEFAULT_DAYS,
+        db_default=app_fields.RAW_RETENTION_DEFAULT_DAYS,
+        validators=[MinValueValidator(app_fields.RAW_RETENTION_MINIMUM_DAYS),
+                    MaxValueValidator(app_fields.RETENTION_MAXIMUM_DAYS)])
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

@@ -18,7 +18,6 @@ from attribution_site.api.fields import (
     StrictSerializer,
     refuse_immutable,
 )
-from retention import policy
 
 BUNDLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 PACKAGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
@@ -87,23 +86,25 @@ class _RetentionFields(serializers.Serializer):
     against the app's stored value of the one not sent (the serializer's `instance`)."""
 
     ip_retention_days = StrictIntegerField(
-        required=False, min_value=policy.IP_MINIMUM_DAYS, max_value=policy.MAXIMUM_DAYS,
-        error_messages={"min_value": f"Must be at least {policy.IP_MINIMUM_DAYS} day.",
-                        "max_value": f"Must be at most {policy.MAXIMUM_DAYS} days."})
+        required=False, min_value=app_fields.IP_RETENTION_MINIMUM_DAYS,
+        max_value=app_fields.RETENTION_MAXIMUM_DAYS, error_messages={
+            "min_value": f"Must be at least {app_fields.IP_RETENTION_MINIMUM_DAYS} day.",
+            "max_value": f"Must be at most {app_fields.RETENTION_MAXIMUM_DAYS} days."})
     raw_retention_days = StrictIntegerField(
-        required=False, min_value=policy.RAW_MINIMUM_DAYS, max_value=policy.MAXIMUM_DAYS,
-        error_messages={"min_value": f"Must be at least {policy.RAW_MINIMUM_DAYS} days (the "
-                                     "rollups' rebuilds read that far back).",
-                        "max_value": f"Must be at most {policy.MAXIMUM_DAYS} days."})
+        required=False, min_value=app_fields.RAW_RETENTION_MINIMUM_DAYS,
+        max_value=app_fields.RETENTION_MAXIMUM_DAYS, error_messages={
+            "min_value": f"Must be at least {app_fields.RAW_RETENTION_MINIMUM_DAYS} days (the "
+                         "rollups' rebuilds read that far back).",
+            "max_value": f"Must be at most {app_fields.RETENTION_MAXIMUM_DAYS} days."})
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
         stored = self.instance
-        ip_days = attrs.get("ip_retention_days", getattr(stored, "ip_retention_days",
-                                                         policy.IP_DEFAULT_DAYS))
-        raw_days = attrs.get("raw_retention_days", getattr(stored, "raw_retention_days",
-                                                           policy.RAW_DEFAULT_DAYS))
-        problem = policy.limits_problem(ip_days=ip_days, raw_days=raw_days)
+        ip_days = attrs.get("ip_retention_days", getattr(
+            stored, "ip_retention_days", app_fields.IP_RETENTION_DEFAULT_DAYS))
+        raw_days = attrs.get("raw_retention_days", getattr(
+            stored, "raw_retention_days", app_fields.RAW_RETENTION_DEFAULT_DAYS))
+        problem = app_fields.retention_limits_problem(ip_days=ip_days, raw_days=raw_days)
         if problem is not None:
             field, message = problem
             if "raw_retention_days" not in attrs:  # only the IP limit was sent: it is at fault

@@ -15,17 +15,8 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from apps_registry.app_fields import IP_RETENTION_DEFAULT_DAYS, RAW_RETENTION_DEFAULT_DAYS
 from tracking import partitions
-
-IP_DEFAULT_DAYS = 30
-RAW_DEFAULT_DAYS = 730
-IP_MINIMUM_DAYS = 1
-MAXIMUM_DAYS = 3650  # ten years: longer is a typo, and no regulator accepts it as necessary
-# Raw rows feed the rollups' rebuilds and the incremental passes: an install day's touchpoints
-# read the archived clicks of the 7-day attribution window before it, D30 retention reads the
-# events of up to 30 days after an install, and late events and Apple Ads corrections come a
-# few days after the fact. Below this, a rebuild or a late event could change a figure.
-RAW_MINIMUM_DAYS = 45
 
 IPV4_PREFIX = 24
 IPV6_PREFIX = 48
@@ -41,18 +32,8 @@ STALE_RUN = timedelta(days=2)
 class Limits:
     """One app's limits, in days."""
 
-    ip_days: int = IP_DEFAULT_DAYS
-    raw_days: int = RAW_DEFAULT_DAYS
-
-
-def limits_problem(*, ip_days: int, raw_days: int) -> tuple[str, str] | None:
-    """(field, message) for limits that cannot be kept together; None when they can. Each
-    field's own range is checked by the API's fields; this is the rule between them."""
-    if raw_days < ip_days:
-        return ("raw_retention_days",
-                f"Must be at least ip_retention_days ({ip_days}): a raw row cannot outlive "
-                "the limit on its IP address.")
-    return None
+    ip_days: int = IP_RETENTION_DEFAULT_DAYS
+    raw_days: int = RAW_RETENTION_DEFAULT_DAYS
 
 
 def ip_cutoff(*, now: datetime, limits: Limits) -> datetime:

@@ -24,6 +24,7 @@ from django.utils import timezone
 from apps_registry.selectors import app_retention_limits
 from retention import policy
 from retention.models import Enforcement, Progress
+from tracking import partitions
 from tracking import retention as tracking_retention
 
 logger = logging.getLogger(__name__)
@@ -36,6 +37,11 @@ BUDGET_SECONDS = 5 * 60
 # midway frees it when it expires. A run without a budget (the command) holds it for hours.
 LEASE_MARGIN = timedelta(minutes=5)
 LONGEST_LEASE = timedelta(hours=6)
+
+MASKING = tracking_retention.Masking(
+    ipv4_prefix=policy.IPV4_PREFIX, ipv4_mapped_prefix=policy.IPV4_MAPPED_PREFIX,
+    ipv6_prefix=policy.IPV6_PREFIX, address=policy.masked_ip,
+    network_key=policy.masked_network_key)
 
 
 @dataclass
@@ -100,25 +106,30 @@ def _mask(*, now, limits, batch_size, deadline, outcome: Outcome, rescan: bool) 
         if rescan:
             stored = stored.none()
         whole = stored.filter(app__isnull=True).first()
-        whole_pass = tracking_retention.ip_mask_whole_days(
-            target=target, done_before=whole.masked_through if whole else None, cutoff=common,
-            batch_size=batch_size, deadline=deadline)
-        if whole_pass.reached is not None:
-            _progress_store(target.name, None, whole_pass.reached)
-        masked = whole_pass.rows
+        done_before = whole.masked_through if whole else None
+        days = [day for day in policy.whole_days(tracking_retention.partition_days(target),
+                                                 cutoff=common)
+                if done_before is None or partitions.day_start(day) >= done_before]
+        masked, last_day = tracking_retention.ip_mask_whole_days(
+            target=target, masking=MASKING, days=days, batch_size=batch_size,
+            deadline=deadline)
+        if last_day is not None:
+            done_before = partitions.day_start(last_day + timedelta(days=1))
+            _progress_store(target.name, None, done_before)
+        if days and last_day != days[-1]:  # the budget ran out midway
+            outcome.complete = False
         done = {row.app_id: row.masked_through for row in stored.filter(app__isnull=False)}
         for app_id, cutoff in cutoffs.items():
-            since = _later(done.get(app_id), whole_pass.reached)
+            since = _later(done.get(app_id), done_before)
             if since is not None and since >= cutoff:  # done, or the limit was lengthened
                 continue
             if not outcome.complete:  # the budget ran out: only what no app needs is skipped
                 break
             app_pass = tracking_retention.ip_mask_app(
-                target=target, app_id=app_id, since=since, until=cutoff,
+                target=target, masking=MASKING, app_id=app_id, since=since, until=cutoff,
                 batch_size=batch_size, deadline=deadline)
             masked += app_pass.rows
-            if app_pass.reached is not None:
-                _progress_store(target.name, app_id, app_pass.reached)
+            _progress_store(target.name, app_id, app_pass.reached)
             if app_pass.reached != cutoff or time.monotonic() > deadline:
                 outcome.complete = False
         outcome.masked[target.name] = masked
@@ -130,8 +141,9 @@ def _delete_raw(*, now, limits, batch_size, deadline, outcome: Outcome) -> None:
     cutoffs = policy.cutoffs_by_app(now=now, limits=limits, raw=True)
     common = policy.common_cutoff(cutoffs.values())
     for target in tracking_retention.RAW:
-        outcome.partitions_dropped += tracking_retention.raw_days_drop(target=target,
-                                                                       cutoff=common)
+        outcome.partitions_dropped += tracking_retention.raw_days_drop(
+            target=target, days=policy.whole_days(tracking_retention.partition_days(target),
+                                                  cutoff=common))
         deleted = 0
         for app_id, cutoff in cutoffs.items():
             deleted += tracking_retention.raw_delete_app(

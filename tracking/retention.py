@@ -1,6 +1,6 @@
-"""Retention applied to tracking's own tables (docs/privacy.md, "Retention"; the rules are in
-retention/policy.py, the schedule in retention/services.py, which calls only the functions
-here).
+"""Retention applied to tracking's own tables (docs/privacy.md, "Retention"). The rules are
+retention/policy.py's and reach these statements as plain values (the mask, the days to treat
+whole), so tracking imports nothing of retention; retention/services.py calls only what is here.
 
 Masking: past an app's `ip_retention_days` a click's or install's IP address is cut to its
 network and a click's fingerprint emptied, in the hot store, the archive and installs. Always an
@@ -23,13 +23,13 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from django.db import OperationalError, connection, models, transaction
 from django.db.models import Q
 
-from retention import policy
 from tracking import partition_sql, partitions
 from tracking.models import Click, ClickArchive, Event, Install
 
@@ -70,56 +70,67 @@ class Pass:
     it; earlier when the deadline stopped it)."""
 
     rows: int
-    reached: datetime | None
+    reached: datetime
 
 
 # --- Masking ----------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Masking:
+    """How an address is cut: the prefixes kept, and the same rule in Python for the ORM
+    statements (`address(ip)`; `network_key(ip_prefix, ip)` for a click's network key)."""
+
+    ipv4_prefix: int
+    ipv4_mapped_prefix: int
+    ipv6_prefix: int
+    address: Callable[[str], str]
+    network_key: Callable[[str, str | None], str]
+
+    def sql(self, ip: str) -> str:
+        """The SQL expression of `ip` masked (PostgreSQL): the network of the address's
+        prefix, as a plain host address."""
+        bits = (f"CASE WHEN family({ip}) = 4 THEN {self.ipv4_prefix} WHEN {ip} << {_MAPPED} "
+                f"THEN {self.ipv4_mapped_prefix} ELSE {self.ipv6_prefix} END")
+        return f"host(network(set_masklen({ip}, {bits})))::inet"
+
+    def key_sql(self, row: str) -> str:
+        """A click's network key once masked: only a true IPv6 key (a /64) changes."""
+        return (f"CASE WHEN {row}.ip_prefix <> '' AND family({row}.ip) = 6 AND NOT {row}.ip << "
+                f"{_MAPPED} THEN network(set_masklen({row}.ip, {self.ipv6_prefix}))::text "
+                f"ELSE {row}.ip_prefix END")
+
+    def unmasked_sql(self, target: Stored) -> str:
+        """The rows still to mask (an address not yet cut, or a fingerprint), so a batch never
+        takes a row twice."""
+        condition = f"ip <> {self.sql('ip')}"
+        if target.fingerprint:
+            condition = f"(fingerprint <> '' OR {condition})"
+        return condition
+
+    def sets_sql(self, target: Stored) -> str:
+        sets = [f"ip = {self.sql('t.ip')}"]
+        if target.fingerprint:
+            sets += ["fingerprint = ''", f"ip_prefix = {self.key_sql('t')}"]
+        return ", ".join(sets)
+
+
 _MAPPED = "inet '::ffff:0.0.0.0/96'"  # IPv4-mapped IPv6 addresses
 
 
-def masked_sql(ip: str) -> str:
-    """policy.masked_ip in SQL (PostgreSQL): the network of the address's prefix, as a plain
-    host address. Public for the test that checks the two agree."""
-    bits = (f"CASE WHEN family({ip}) = 4 THEN {policy.IPV4_PREFIX} WHEN {ip} << {_MAPPED} "
-            f"THEN {policy.IPV4_MAPPED_PREFIX} ELSE {policy.IPV6_PREFIX} END")
-    return f"host(network(set_masklen({ip}, {bits})))::inet"
-
-
-def masked_key_sql(row: str) -> str:
-    """policy.masked_network_key in SQL: only a true IPv6 key (a /64) changes, to the /48."""
-    return (f"CASE WHEN {row}.ip_prefix <> '' AND family({row}.ip) = 6 AND NOT {row}.ip << "
-            f"{_MAPPED} THEN network(set_masklen({row}.ip, {policy.IPV6_PREFIX}))::text "
-            f"ELSE {row}.ip_prefix END")
-
-
-def _unmasked(target: Stored) -> str:
-    """The rows still to mask (an address not yet cut, or a fingerprint), so a batch never
-    takes a row twice."""
-    condition = f"ip <> {masked_sql('ip')}"
-    if target.fingerprint:
-        condition = f"(fingerprint <> '' OR {condition})"
-    return condition
-
-
-def _sets(target: Stored) -> str:
-    sets = [f"ip = {masked_sql('t.ip')}"]
-    if target.fingerprint:
-        sets += ["fingerprint = ''", f"ip_prefix = {masked_key_sql('t')}"]
-    return ", ".join(sets)
-
-
-def ip_mask_app(*, target: Stored, app_id: uuid.UUID, since: datetime | None, until: datetime,
-                batch_size: int, deadline: float) -> Pass:
+def ip_mask_app(*, target: Stored, masking: Masking, app_id: uuid.UUID,
+                since: datetime | None, until: datetime, batch_size: int,
+                deadline: float) -> Pass:
     """Mask the app's rows of `target` stamped in [since, until) (since None: from the first),
     in batches of `batch_size`, oldest first, stopping after the batch that passes `deadline`
     (time.monotonic())."""
     if connection.vendor == "postgresql":
-        return _ip_mask_app_postgresql(target, app_id, since, until, batch_size, deadline)
-    return _ip_mask_app_orm(target, app_id, since, until, batch_size, deadline)
+        return _ip_mask_app_postgresql(target, masking, app_id, since, until, batch_size,
+                                       deadline)
+    return _ip_mask_app_orm(target, masking, app_id, since, until, batch_size, deadline)
 
 
-def _ip_mask_app_postgresql(target, app_id, since, until, batch_size, deadline) -> Pass:
+def _ip_mask_app_postgresql(target, masking, app_id, since, until, batch_size,
+                            deadline) -> Pass:
     column, table = target.column, target.table
     done = 0
     while True:
@@ -129,9 +140,10 @@ def _ip_mask_app_postgresql(target, app_id, since, until, batch_size, deadline) 
         # are planned, not every day the table has.
         statement = (
             f"WITH batch AS (SELECT id, {column} FROM {table} WHERE app_id = %s AND "
-            f"{bounds.format(t='')} AND {_unmasked(target)} ORDER BY {column} LIMIT %s) "
-            f"UPDATE {table} AS t SET {_sets(target)} FROM batch WHERE t.id = batch.id AND "
-            f"t.{column} = batch.{column} AND {bounds.format(t='t.')} RETURNING t.{column}")
+            f"{bounds.format(t='')} AND {masking.unmasked_sql(target)} ORDER BY {column} "
+            f"LIMIT %s) UPDATE {table} AS t SET {masking.sets_sql(target)} FROM batch "
+            f"WHERE t.id = batch.id AND t.{column} = batch.{column} AND "
+            f"{bounds.format(t='t.')} RETURNING t.{column}")
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(statement, [app_id, *lower, until, batch_size, *lower, until])
             stamps = [stamp for (stamp,) in cursor.fetchall()]
@@ -145,7 +157,7 @@ def _ip_mask_app_postgresql(target, app_id, since, until, batch_size, deadline) 
             return Pass(done, since)
 
 
-def _ip_mask_app_orm(target, app_id, since, until, batch_size, deadline) -> Pass:
+def _ip_mask_app_orm(target, masking, app_id, since, until, batch_size, deadline) -> Pass:
     column = target.column
     rows = target.model.objects.filter(app_id=app_id, **{f"{column}__lt": until})
     if since is not None:
@@ -160,7 +172,7 @@ def _ip_mask_app_orm(target, app_id, since, until, batch_size, deadline) -> Pass
             page = page.filter(Q(**{f"{column}__gt": after[0]})
                                | Q(**{column: after[0], "id__gt": after[1]}))
         batch = list(page.values(*fields)[:batch_size])
-        changed = [_masked_row(target, row) for row in batch]
+        changed = [_masked_row(target, masking, row) for row in batch]
         changed = [row for row in changed if row is not None]
         if changed:
             target.model.objects.bulk_update(
@@ -173,34 +185,36 @@ def _ip_mask_app_orm(target, app_id, since, until, batch_size, deadline) -> Pass
             return Pass(done, after[0])
 
 
-def _masked_row(target: Stored, row: dict) -> models.Model | None:
+def _masked_row(target: Stored, masking: Masking, row: dict) -> models.Model | None:
     """The row as an instance carrying its masked values; None when it is masked already."""
-    values = {"ip": (policy.masked_ip(row["ip"]) or None) if row["ip"] else row["ip"]}
+    values = {"ip": (masking.address(row["ip"]) or None) if row["ip"] else row["ip"]}
     if target.fingerprint:
         values["fingerprint"] = ""
-        values["ip_prefix"] = policy.masked_network_key(row["ip_prefix"], row["ip"])
+        values["ip_prefix"] = masking.network_key(row["ip_prefix"], row["ip"])
     if all(row[name] == value for name, value in values.items()):
         return None
     return target.model(id=row["id"], **values)
 
 
-def ip_mask_whole_days(*, target: Stored, done_before: datetime | None,
-                       cutoff: datetime | None, batch_size: int, deadline: float) -> Pass:
-    """PostgreSQL: mask every row, whatever its app, of each day partition of `target` that
-    starts at or after `done_before` (None: every one) and ends by `cutoff` (the common
-    cutoff: every app's limit has passed all of the day), walking each partition by its
-    primary key. `reached`: the end of the last day done whole (`done_before` when none was).
-    Nothing on SQLite, whose per-app pass does it all."""
+def partition_days(target: Stored) -> list[date]:
+    """PostgreSQL: the days of `target`'s day partitions; none elsewhere (plain tables)."""
     if not target.partitioned or not partition_sql.in_use():
-        return Pass(0, done_before)
-    done, reached = 0, done_before
-    for day in policy.whole_days(partition_sql.days_attached(target.table), cutoff=cutoff):
-        if done_before is not None and partitions.day_start(day) < done_before:
-            continue
+        return []
+    return partition_sql.days_attached(target.table)
+
+
+def ip_mask_whole_days(*, target: Stored, masking: Masking, days: Iterable[date],
+                       batch_size: int, deadline: float) -> tuple[int, date | None]:
+    """PostgreSQL: mask every row, whatever its app, of the day partitions of `target` for
+    `days` (oldest first: days past every app's limit), walking each partition by its
+    primary key. (Rows masked, the last day done whole or None.)"""
+    done, reached = 0, None
+    for day in days:
         name = partitions.partition_name(target.table, day)
         statement = (
-            f"WITH batch AS (SELECT id FROM {name} WHERE id > %s AND {_unmasked(target)} "
-            f"ORDER BY id LIMIT %s) UPDATE {name} AS t SET {_sets(target)} FROM batch "
+            f"WITH batch AS (SELECT id FROM {name} WHERE id > %s AND "
+            f"{masking.unmasked_sql(target)} ORDER BY id LIMIT %s) UPDATE {name} AS t SET "
+            f"{masking.sets_sql(target)} FROM batch "
             "WHERE t.id = batch.id RETURNING t.id")
         last = uuid.UUID(int=0)
         while True:
@@ -212,23 +226,21 @@ def ip_mask_whole_days(*, target: Stored, done_before: datetime | None,
                 break
             last = max(ids)
             if time.monotonic() > deadline:
-                return Pass(done, reached)
-        reached = partitions.day_start(day + timedelta(days=1))
+                return done, reached
+        reached = day
         if time.monotonic() > deadline:
             break
-    return Pass(done, reached)
+    return done, reached
 
 
 # --- Raw rows ---------------------------------------------------------------------------------
 
-def raw_days_drop(*, target: Stored, cutoff: datetime | None) -> list[str]:
-    """PostgreSQL: detach and drop each day partition of `target` wholly before `cutoff` (the
-    common raw cutoff); the names dropped. A partition whose lock is not granted now waits for
+def raw_days_drop(*, target: Stored, days: Iterable[date]) -> list[str]:
+    """PostgreSQL: detach and drop the day partitions of `target` for `days` (days past every
+    app's raw limit); the names dropped. A partition whose lock is not granted now waits for
     the next run, as the hot store's do."""
-    if not partition_sql.in_use():
-        return []
     dropped = []
-    for day in policy.whole_days(partition_sql.days_attached(target.table), cutoff=cutoff):
+    for day in days:
         name = partitions.partition_name(target.table, day)
         try:
             partition_sql.partition_drop(target.table, name)
@@ -268,6 +280,4 @@ def raw_delete_app(*, target: Stored, app_id: uuid.UUID, before: datetime, batch
 
 def oldest_day(target: Stored) -> date | None:
     """PostgreSQL: the oldest day partition of `target` (for /readyz); None elsewhere."""
-    if not partition_sql.in_use():
-        return None
-    return min(partition_sql.days_attached(target.table), default=None)
+    return min(partition_days(target), default=None)

@@ -10,14 +10,13 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from apps_registry import selectors, services
+from apps_registry import app_fields, selectors, services
 from apps_registry.models import IosFingerprinting
 from apps_registry.serializers import AppCreateInput, AppUpdateInput
 from attribution_site.api.exceptions import ApiError
 from console.forms import INTEGER, NULLABLE, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage, ConsolePage
 from delivery import selectors as delivery_selectors
-from retention import policy
 
 CREATE_FIELDS = {"name": TEXT, "platform": TEXT, "bundle_id": TEXT, "apple_app_id": TEXT,
                  "package_name": TEXT, "domain": TEXT, "app_store_url": TEXT,
@@ -33,8 +32,8 @@ UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULL
 # The policy's choices as the form's select shows them (docs/apple.md, "Consent-aware
 # fingerprinting").
 IOS_FINGERPRINTING = IosFingerprinting.choices
-RETENTION_DEFAULTS = {"ip_retention_days": policy.IP_DEFAULT_DAYS,
-                      "raw_retention_days": policy.RAW_DEFAULT_DAYS}
+RETENTION_DEFAULTS = {"ip_retention_days": app_fields.IP_RETENTION_DEFAULT_DAYS,
+                      "raw_retention_days": app_fields.RAW_RETENTION_DEFAULT_DAYS}
 
 
 def with_fingerprints(data: dict, post) -> dict:

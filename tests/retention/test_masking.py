@@ -11,7 +11,7 @@ from django.db import connection
 
 from retention import policy
 from retention.models import Progress
-from retention.services import retention_enforce
+from retention.services import MASKING, retention_enforce
 from tests.factories import AppFactory
 from tests.retention.conftest import (
     UA,
@@ -21,7 +21,6 @@ from tests.retention.conftest import (
     stored_click,
 )
 from tracking import partition_sql
-from tracking import retention as tracking_retention
 from tracking.models import Click, ClickArchive, Install
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +104,7 @@ def test_addresses_that_never_were_any_are_left_as_they_are(app, now):
     "fe80::1"])
 def test_the_sql_mask_is_the_policys(address):
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT host({tracking_retention.masked_sql('a')}) "
+        cursor.execute(f"SELECT host({MASKING.sql('a')}) "
                        "FROM (SELECT %s::inet AS a) AS given", [address])
         (masked,) = cursor.fetchone()
     assert ipaddress.ip_address(masked) == ipaddress.ip_address(policy.masked_ip(address))

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from analytics.rollups.figures import RETENTION_MAX_AGE
+from apps_registry import app_fields
 from retention import policy
 from tracking.attribution import WINDOW
 
@@ -70,13 +71,13 @@ def test_only_days_wholly_past_every_apps_limit_may_go_whole():
 
 
 def test_raw_rows_cannot_outlive_the_limit_on_their_address():
-    assert policy.limits_problem(ip_days=30, raw_days=30) is None
-    field, message = policy.limits_problem(ip_days=60, raw_days=45)
+    assert app_fields.retention_limits_problem(ip_days=30, raw_days=30) is None
+    field, message = app_fields.retention_limits_problem(ip_days=60, raw_days=45)
     assert field == "raw_retention_days" and "ip_retention_days (60)" in message
 
 
 def test_raw_rows_are_kept_as_long_as_the_rollups_read_back():
-    assert policy.RAW_MINIMUM_DAYS >= RETENTION_MAX_AGE + WINDOW.days
+    assert app_fields.RAW_RETENTION_MINIMUM_DAYS >= RETENTION_MAX_AGE + WINDOW.days
 
 
 def test_enforcement_is_behind_only_more_than_a_day_after_the_cutoff():
