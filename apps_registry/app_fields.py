@@ -1,6 +1,7 @@
 """Checks of the App fields that the links' association files and "Open" button read (spec:
 Apps; docs/links.md): the Apple team id, the Android signing-certificate fingerprints and the
-app's own URL scheme. Pure: standard library only.
+app's own URL scheme; and the bounds of the retention limits that retention enforces
+(docs/privacy.md, "Retention"). Pure: standard library only.
 
 They live with the apps, whose API and console refuse what the files could not carry; the
 links app reads them from here (its association files, its destinations' scheme rule), never
@@ -50,3 +51,25 @@ def url_scheme_problem(value: str) -> str | None:
 
 def normalized_url_scheme(value: str) -> str:
     return value.removesuffix("://").removesuffix(":").lower()
+
+
+# Retention limits, in days (retention/policy.py applies them).
+IP_RETENTION_DEFAULT_DAYS = 30
+RAW_RETENTION_DEFAULT_DAYS = 730
+IP_RETENTION_MINIMUM_DAYS = 1
+RETENTION_MAXIMUM_DAYS = 3650  # ten years: longer is a typo, and no regulator calls it necessary
+# Raw rows feed the rollups' rebuilds and incremental passes: an install day's touchpoints read
+# the archived clicks of the 7-day attribution window before it, D30 retention reads the events
+# of up to 30 days after an install, and late events and Apple Ads corrections come a few days
+# after the fact. Below this, a rebuild or a late event could change a published figure.
+RAW_RETENTION_MINIMUM_DAYS = 45
+
+
+def retention_limits_problem(*, ip_days: int, raw_days: int) -> tuple[str, str] | None:
+    """(field, message) when the two limits cannot be kept together; None when they can. Each
+    field's own range is checked by the API's fields; this is the rule between them."""
+    if raw_days < ip_days:
+        return ("raw_retention_days",
+                f"Must be at least ip_retention_days ({ip_days}): a raw row cannot outlive "
+                "the limit on its IP address.")
+    return None

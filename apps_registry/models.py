@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import uuid
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+
+from apps_registry import app_fields
 
 
 class Platform(models.TextChoices):
@@ -48,11 +51,30 @@ class App(models.Model):
     # "Consent-aware fingerprinting").
     ios_fingerprinting = models.CharField(max_length=32, choices=IosFingerprinting.choices,
                                           default=IosFingerprinting.NEVER_WITHOUT_CONSENT)
+    # How long full IP addresses and fingerprints, then raw clicks and events, are kept
+    # (bounds in app_fields.py, enforced by retention/; docs/privacy.md, "Retention").
+    # Database defaults too, so an older process creating an app during a rolling deploy
+    # still writes a valid row.
+    ip_retention_days = models.PositiveIntegerField(
+        default=app_fields.IP_RETENTION_DEFAULT_DAYS,
+        db_default=app_fields.IP_RETENTION_DEFAULT_DAYS,
+        validators=[MinValueValidator(app_fields.IP_RETENTION_MINIMUM_DAYS),
+                    MaxValueValidator(app_fields.RETENTION_MAXIMUM_DAYS)])
+    raw_retention_days = models.PositiveIntegerField(
+        default=app_fields.RAW_RETENTION_DEFAULT_DAYS,
+        db_default=app_fields.RAW_RETENTION_DEFAULT_DAYS,
+        validators=[MinValueValidator(app_fields.RAW_RETENTION_MINIMUM_DAYS),
+                    MaxValueValidator(app_fields.RETENTION_MAXIMUM_DAYS)])
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [
+            models.CheckConstraint(
+                condition=models.Q(raw_retention_days__gte=models.F("ip_retention_days")),
+                name="app_raw_retention_covers_ip",
+                violation_error_message="raw_retention_days must be at least "
+                                        "ip_retention_days."),
             models.UniqueConstraint(fields=["organization", "platform", "bundle_id"],
                                     name="app_unique_bundle_id"),
             models.UniqueConstraint(fields=["organization", "platform", "package_name"],

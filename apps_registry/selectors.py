@@ -189,3 +189,19 @@ def existing_app_ids(*, app_ids: Iterable[uuid.UUID] | None = None) -> set[uuid.
     """Which of these app ids still exist (every app's id when none are given)."""
     apps = App.objects.all() if app_ids is None else App.objects.filter(id__in=list(app_ids))
     return set(apps.values_list("id", flat=True))
+
+
+@dataclass(frozen=True)
+class RetentionLimits:
+    """An app's retention limits (retention/policy.py reads them; docs/privacy.md)."""
+
+    app_id: uuid.UUID
+    ip_retention_days: int
+    raw_retention_days: int
+    created_at: datetime
+
+
+def app_retention_limits() -> list[RetentionLimits]:
+    """Every app's limits: what retention's beat run enforces and /readyz checks."""
+    return [RetentionLimits(*row) for row in App.objects.order_by("created_at").values_list(
+        "id", "ip_retention_days", "raw_retention_days", "created_at")]

@@ -80,13 +80,48 @@ class _LinkFields(serializers.Serializer):
         return app_fields.normalized_url_scheme(value.strip())
 
 
+class _RetentionFields(serializers.Serializer):
+    """How long the app's IP addresses and fingerprints, then its raw clicks and events, are
+    kept (docs/privacy.md, "Retention"). On an update, the rule between the two is checked
+    against the app's stored value of the one not sent (the serializer's `instance`)."""
+
+    ip_retention_days = StrictIntegerField(
+        required=False, min_value=app_fields.IP_RETENTION_MINIMUM_DAYS,
+        max_value=app_fields.RETENTION_MAXIMUM_DAYS, error_messages={
+            "min_value": f"Must be at least {app_fields.IP_RETENTION_MINIMUM_DAYS} day.",
+            "max_value": f"Must be at most {app_fields.RETENTION_MAXIMUM_DAYS} days."})
+    raw_retention_days = StrictIntegerField(
+        required=False, min_value=app_fields.RAW_RETENTION_MINIMUM_DAYS,
+        max_value=app_fields.RETENTION_MAXIMUM_DAYS, error_messages={
+            "min_value": f"Must be at least {app_fields.RAW_RETENTION_MINIMUM_DAYS} days (the "
+                         "rollups' rebuilds read that far back).",
+            "max_value": f"Must be at most {app_fields.RETENTION_MAXIMUM_DAYS} days."})
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        stored = self.instance
+        ip_days = attrs.get("ip_retention_days", getattr(
+            stored, "ip_retention_days", app_fields.IP_RETENTION_DEFAULT_DAYS))
+        raw_days = attrs.get("raw_retention_days", getattr(
+            stored, "raw_retention_days", app_fields.RAW_RETENTION_DEFAULT_DAYS))
+        problem = app_fields.retention_limits_problem(ip_days=ip_days, raw_days=raw_days)
+        if problem is not None:
+            field, message = problem
+            if "raw_retention_days" not in attrs:  # only the IP limit was sent: it is at fault
+                field = "ip_retention_days"
+                message = (f"Must be at most raw_retention_days ({raw_days}): a raw row cannot "
+                           "outlive the limit on its IP address.")
+            raise serializers.ValidationError({field: [message]})
+        return attrs
+
+
 def _ios_fingerprinting_field() -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=IosFingerprinting.values, required=False,
                                    error_messages={"invalid_choice": "Must be one of "
                                                    f"{', '.join(IosFingerprinting.values)}."})
 
 
-class AppCreateInput(_LinkFields, StrictSerializer):
+class AppCreateInput(_RetentionFields, _LinkFields, StrictSerializer):
     name = StrictCharField(max_length=200)
     platform = serializers.ChoiceField(choices=Platform.values, error_messages={
         "invalid_choice": "Must be one of ios, android, web."})
@@ -99,6 +134,7 @@ class AppCreateInput(_LinkFields, StrictSerializer):
     ios_fingerprinting = _ios_fingerprinting_field()
 
     def validate(self, attrs):
+        attrs = super().validate(attrs)
         field = IDENTIFIER_FIELD[Platform(attrs["platform"])]
         if not attrs.get(field):
             raise serializers.ValidationError(
@@ -110,7 +146,7 @@ class AppCreateInput(_LinkFields, StrictSerializer):
         return attrs
 
 
-class AppUpdateInput(_LinkFields, StrictSerializer):
+class AppUpdateInput(_RetentionFields, _LinkFields, StrictSerializer):
     name = StrictCharField(max_length=200, required=False)
     app_store_url = HttpUrlField(required=False, allow_null=True)
     play_store_url = HttpUrlField(required=False, allow_null=True)
@@ -137,6 +173,8 @@ class AppOutput(serializers.Serializer):
     android_sha256_fingerprints = serializers.ListField(child=serializers.CharField())
     url_scheme = serializers.CharField(allow_null=True)
     ios_fingerprinting = serializers.CharField()
+    ip_retention_days = serializers.IntegerField()
+    raw_retention_days = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 

@@ -23,7 +23,8 @@ IDENTIFIER_FIELD = {
     Platform.WEB: "domain",
 }
 UPDATABLE_APP_FIELDS = ("name", "app_store_url", "play_store_url", "apple_team_id",
-                        "android_sha256_fingerprints", "url_scheme", "ios_fingerprinting")
+                        "android_sha256_fingerprints", "url_scheme", "ios_fingerprinting",
+                        "ip_retention_days", "raw_retention_days")
 LAST_USED_WRITE_INTERVAL = 60.0
 
 _last_used_written: dict[str, float] = {}

@@ -52,7 +52,7 @@ class AppDetailView(OrganizationScopedView):
                    responses={200: inline_serializer("AppUpdated", {"app": AppDetailOutput()})})
     def put(self, request, app_id):
         app = self.get_app(app_id)
-        payload = AppUpdateInput(data=request.data)
+        payload = AppUpdateInput(app, data=request.data)
         payload.is_valid(raise_exception=True)
         services.app_update(app=app, changes=payload.validated_data)
         return Response({"app": AppDetailOutput(app).data})

@@ -371,6 +371,9 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 3000}},
     "apple-ads-sweep": {
         "task": "apple_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
+    "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
+        "task": "retention.enforce", "schedule": crontab(minute=23),
+        "options": {"expires": 3000}},
 }
 
 # --- Logging --------------------------------------------------------------------------------

@@ -7,3 +7,9 @@ from django.apps import AppConfig
 class RetentionConfig(AppConfig):
     name = "retention"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from attribution_site import readiness
+        from retention.readiness import retention
+
+        readiness.register("retention", retention)

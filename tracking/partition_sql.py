@@ -5,10 +5,11 @@ are in tracking/partitions.py; the design in docs/decisions.md, "Day partitions"
 Beat runs `partitions_ensure` hourly: the partitions of today and the days ahead, and of any
 day whose rows wait in a table's DEFAULT partition, are made without ever failing (rows
 waiting are moved in with the same transaction). Retention (`tracking.services.clicks_prune`)
-detaches and drops the hot store's expired days here. DDL on a partitioned table needs a
-strong lock, and a waiting lock request queues every later query behind it, so each statement
-gives up after LOCK_TIMEOUT and the next run tries again: nothing depends on it succeeding
-now (a missing partition only sends rows to the default partition).
+detaches and drops the hot store's expired days here, and the archive's and events' days past
+every app's `raw_retention_days` through `partition_drop` (tracking/retention.py). DDL on a
+partitioned table needs a strong lock, and a waiting lock request queues every later query
+behind it, so each statement gives up after LOCK_TIMEOUT and the next run tries again: nothing
+depends on it succeeding now (a missing partition only sends rows to the default partition).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def partitions_ensure(*, now: datetime, since: datetime | None = None) -> list[s
                            "every day partition); moving them to day partitions",
                            _count_default(target), target.table)
         days = partitions.days_to_create(
-            today=today, existing=_days_attached(target), waiting=waiting,
+            today=today, existing=days_attached(target.table), waiting=waiting,
             since=partitions.day_of(since) if since is not None else None)
         for day in days:
             if _create(target, day):
@@ -108,7 +109,7 @@ def _create(target: Partitioned, day: date) -> bool:
                            f"FROM ('{start.isoformat()}') TO ('{end.isoformat()}')")
             _name_indexes(cursor, name, suffix=name.removeprefix(f"{target.table}_"))
     except OperationalError as error:
-        if not _lock_not_granted(error):
+        if not lock_not_granted(error):
             raise
         logger.warning("partitions: could not make %s now (a lock was not granted within %s); "
                        "the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
@@ -116,7 +117,7 @@ def _create(target: Partitioned, day: date) -> bool:
     return True
 
 
-def _lock_not_granted(error: OperationalError) -> bool:
+def lock_not_granted(error: OperationalError) -> bool:
     """The lock timed out (or a deadlock was broken): the statement may simply run again."""
     return getattr(error.__cause__, "sqlstate", None) in (LOCK_NOT_AVAILABLE, DEADLOCK_DETECTED)
 
@@ -153,16 +154,17 @@ def _name_indexes(cursor, partition: str, *, suffix: str) -> None:
 
 # --- Reading ----------------------------------------------------------------------------------
 
-def _attached(target: Partitioned) -> list[str]:
+def _attached(table: str) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c "
                        "ON c.oid = i.inhrelid WHERE i.inhparent = %s::regclass",
-                       [target.table])
+                       [table])
         return [name for (name,) in cursor.fetchall()]
 
 
-def _days_attached(target: Partitioned) -> list[date]:
-    days = (partitions.partition_day(target.table, name) for name in _attached(target))
+def days_attached(table: str) -> list[date]:
+    """The days of the day partitions attached to `table` (retention's drops read them too)."""
+    days = (partitions.partition_day(table, name) for name in _attached(table))
     return [day for day in days if day is not None]
 
 
@@ -198,24 +200,30 @@ def hot_days_drop(*, cutoff: datetime, progress: Callable[[int], None]) -> None:
     """Detach and drop each hot-store day partition wholly older than `cutoff`, calling
     `progress(rows it held)` after each. The rows are counted before the lock is taken, so the
     hot paths never wait on the count (they never write a past day)."""
-    expired = partitions.droppable(_days_attached(HOT_STORE), cutoff=cutoff)
+    expired = partitions.droppable(days_attached(HOT_STORE.table), cutoff=cutoff)
     for day in expired:
         name = partitions.partition_name(HOT_STORE.table, day)
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT count(*) FROM {name}")
             (rows,) = cursor.fetchone()
         try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_TIMEOUT])
-                cursor.execute(f"ALTER TABLE {HOT_STORE.table} DETACH PARTITION {name}")
-                cursor.execute(f"DROP TABLE {name}")
+            partition_drop(HOT_STORE.table, name)
         except OperationalError as error:
-            if not _lock_not_granted(error):
+            if not lock_not_granted(error):
                 raise
             logger.warning("prune_clicks: could not drop %s now (a lock was not granted within "
                            "%s); the next run tries again", name, LOCK_TIMEOUT, exc_info=True)
             continue
         progress(rows)
+
+
+def partition_drop(table: str, name: str) -> None:
+    """Detach the partition `name` from `table` and drop it, giving up after LOCK_TIMEOUT
+    (OperationalError: `lock_not_granted` tells a lock that may simply be asked again)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_TIMEOUT])
+        cursor.execute(f"ALTER TABLE {table} DETACH PARTITION {name}")
+        cursor.execute(f"DROP TABLE {name}")
 
 
 def hot_default_delete(*, cutoff: datetime, batch_size: int) -> int:

@@ -10,26 +10,30 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from apps_registry import selectors, services
+from apps_registry import app_fields, selectors, services
 from apps_registry.models import IosFingerprinting
 from apps_registry.serializers import AppCreateInput, AppUpdateInput
 from attribution_site.api.exceptions import ApiError
-from console.forms import NULLABLE, TEXT, FormProblem, form_data, validated
+from console.forms import INTEGER, NULLABLE, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage, ConsolePage
 from delivery import selectors as delivery_selectors
 
 CREATE_FIELDS = {"name": TEXT, "platform": TEXT, "bundle_id": TEXT, "apple_app_id": TEXT,
                  "package_name": TEXT, "domain": TEXT, "app_store_url": TEXT,
                  "play_store_url": TEXT, "apple_team_id": TEXT, "url_scheme": TEXT,
-                 "ios_fingerprinting": TEXT}
+                 "ios_fingerprinting": TEXT, "ip_retention_days": INTEGER,
+                 "raw_retention_days": INTEGER}
 FINGERPRINTS = "android_sha256_fingerprints"
 NAME_MISMATCH = "Does not match the app's name; nothing was deleted."
 PLATFORMS = [("ios", "iOS"), ("android", "Android"), ("web", "Web")]
 UPDATE_FIELDS = {"name": TEXT, "app_store_url": NULLABLE, "play_store_url": NULLABLE,
-                 "apple_team_id": NULLABLE, "url_scheme": NULLABLE, "ios_fingerprinting": TEXT}
+                 "apple_team_id": NULLABLE, "url_scheme": NULLABLE, "ios_fingerprinting": TEXT,
+                 "ip_retention_days": INTEGER, "raw_retention_days": INTEGER}
 # The policy's choices as the form's select shows them (docs/apple.md, "Consent-aware
 # fingerprinting").
 IOS_FINGERPRINTING = IosFingerprinting.choices
+RETENTION_DEFAULTS = {"ip_retention_days": app_fields.IP_RETENTION_DEFAULT_DAYS,
+                      "raw_retention_days": app_fields.RAW_RETENTION_DEFAULT_DAYS}
 
 
 def with_fingerprints(data: dict, post) -> dict:
@@ -72,7 +76,8 @@ class AppCreatePage(ConsolePage):
     def get(self, request):
         return render(request, self.template, {
             "values": {"platform": "android",
-                       "ios_fingerprinting": IosFingerprinting.NEVER_WITHOUT_CONSENT},
+                       "ios_fingerprinting": IosFingerprinting.NEVER_WITHOUT_CONSENT,
+                       **RETENTION_DEFAULTS},
             "apps": self.apps(), "creating": True, "platforms": PLATFORMS,
             "ios_fingerprinting": IOS_FINGERPRINTING})
 
@@ -83,7 +88,8 @@ class AppCreatePage(ConsolePage):
                                       **validated(AppCreateInput, data))
         except ApiError as error:
             return render(request, self.template,
-                          {"values": as_typed(data, request.POST), "problem": FormProblem(error),
+                          {"values": as_typed({**RETENTION_DEFAULTS, **data}, request.POST),
+                           "problem": FormProblem(error),
                            "apps": self.apps(),
                            "creating": True, "platforms": PLATFORMS,
                            "ios_fingerprinting": IOS_FINGERPRINTING}, status=error.status)
@@ -105,7 +111,8 @@ class AppEditPage(AppPage):
         data = with_fingerprints(form_data(request.POST, UPDATE_FIELDS, keep_empty=("name",)),
                                  request.POST)
         try:
-            services.app_update(app=self.app, changes=validated(AppUpdateInput, data))
+            services.app_update(app=self.app, changes=validated(AppUpdateInput, data,
+                                                               instance=self.app))
         except ApiError as error:
             values = as_typed({**form_values(self.app), **data}, request.POST)
             return render(request, self.template,
