@@ -23,6 +23,10 @@ def install_for_device(*, app_id: uuid.UUID, device_id: str) -> Install | None:
     return Install.objects.filter(app_id=app_id, device_id=device_id).first()
 
 
+def install_of_app(*, app_id: uuid.UUID, install_id: uuid.UUID) -> Install | None:
+    return Install.objects.filter(app_id=app_id, id=install_id).first()
+
+
 def installs_for_app(*, app_id: uuid.UUID, device_id: str | None = None) -> QuerySet[Install]:
     installs = Install.objects.filter(app_id=app_id).order_by("-installed_at", "-id")
     if device_id:
