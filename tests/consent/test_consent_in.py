@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from consent.models import ConsentRecord
-from tests.consent.tc_strings import ALL_PURPOSES, GOOGLE, tc_string
+from tests.consent.tc_strings import GOOGLE, tc_string
 from tests.factories import AppFactory, issue_key
 from tests.tracking.conftest import install_body
 from tracking.models import Install
