@@ -14,8 +14,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from attribution_site.replica import ReportReads
-from console.pages import AppPage
 from consent import selectors as consent_selectors
+from console.pages import AppPage
 from tracking import selectors
 from tracking.models import Install
 from tracking.trail_words import trail_in_words
