@@ -38,7 +38,7 @@ FILTERED_NOTE = 'skipped: the user\'s sharing_filter is "all"'
 def deliveries_for_installs(events: Sequence[Any], batch: WriteBatch) -> None:
     """InstallAttributed: webhooks for every install (organic too), postbacks for attributed
     installs to the configuration of the install's media source."""
-    _deliveries_create(events, batch, payloads.install_fact)
+    _deliveries_create(events, batch, payloads.install_fact, new_installs=True)
 
 
 def deliveries_for_reattributions(events: Sequence[Any], batch: WriteBatch) -> None:
@@ -63,21 +63,24 @@ def _moment(event: Any):
     return None
 
 
-def _consents(events: Sequence[Any]) -> list[Consent | None]:
-    """Each fact's consent: the one it carries, else the history's, all read in one query."""
+def _consents(events: Sequence[Any], *, new_installs: bool) -> list[Consent | None]:
+    """Each fact's consent: the one it carries, else the history's, all read in one query. A
+    new install can only have one by its device id (sent before its first launch was reported):
+    one without a device id costs no query."""
     carried = [getattr(event, "consent", None) for event in events]
     missing = [n for n, consent in enumerate(carried) if consent is None]
     if missing:
         found = consent_selectors.consents_at([consent_selectors.Subject(
-            events[n].app_id, events[n].install_id, events[n].device_id, _moment(events[n]))
-            for n in missing])
+            events[n].app_id, None if new_installs else events[n].install_id,
+            events[n].device_id, _moment(events[n])) for n in missing])
         for n, consent in zip(missing, found, strict=True):
             carried[n] = consent
     return carried
 
 
 def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
-                       to_fact: Callable[..., payloads.Fact]) -> None:
+                       to_fact: Callable[..., payloads.Fact], *, new_installs: bool = False
+                       ) -> None:
     """Adds the delivery rows to the batch that records the facts, and one Celery message for
     the whole publication after commit. The targets come from a per-process cache, so an app
     with nothing configured costs nothing here."""
@@ -92,7 +95,8 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
     timestamp_ms = payloads.unix_ms(now)
     rows: list[Delivery] = []
     relevant = [event for event in events if event.app_id in by_app]
-    for event, consent in zip(relevant, _consents(relevant), strict=True):
+    for event, consent in zip(relevant, _consents(relevant, new_installs=new_installs),
+                              strict=True):
         fact = to_fact(event, public(consent))
         shared = sharing.partner_sharing(consent)
         postback_body = None

@@ -11,14 +11,24 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from attribution_site.write_batch import WriteBatch
+from consent import services as consent_services
+from consent.consent_data import parse
 from delivery import services
 from delivery.models import Delivery, PostbackConfig, State
 from delivery.services.fanout import FILTERED_NOTE, STRIPPED_NOTE, SUPPRESSED_NOTE
 from tests.consent.tc_strings import GOOGLE, tc_string
-from tests.delivery.conftest import attempt_all, event_tracked, make_postback, make_webhook
+from tests.delivery.conftest import (
+    attempt_all,
+    event_tracked,
+    install_event,
+    make_postback,
+    make_webhook,
+    publish,
+)
 from tests.factories import issue_key
 
 pytestmark = pytest.mark.django_db
@@ -211,8 +221,6 @@ def test_a_batchs_consent_is_read_with_one_query(app):
 
 
 def test_facts_carrying_their_consent_need_no_lookup(app):
-    from consent.consent_data import parse
-
     make_postback(app, "https://network.example/pb", events=["event"])
     denied = parse(DENIED)
     with CaptureQueriesContext(connection) as queries:
@@ -250,3 +258,19 @@ def test_a_bad_consent_policy_is_a_400(owner_api, app, value):
         "postback_url": "https://network.example/pb", "consent_policy": value}, format="json")
     assert response.status_code == 400
     assert "consent_policy" in response.json()["error"]["details"]
+
+
+def test_a_new_install_without_a_device_id_costs_no_consent_lookup(app):
+    make_postback(app, "https://network.example/pb")
+    with CaptureQueriesContext(connection) as queries:
+        services.deliveries_for_installs([install_event(app, device_id=None)], WriteBatch())
+    assert not [q for q in queries if "consent_consentrecord" in q["sql"]]
+
+
+def test_a_new_installs_consent_sent_earlier_by_device_id_applies(app, receiver):
+    make_postback(app, receiver.url(TEMPLATE))
+    consent_services.consent_change(app_id=app.id, device_id="gaid-1234",
+                                    consent=parse(DENIED), now=timezone.now())
+    publish(install_event(app))
+    attempt_all()
+    assert query_of(receiver.requests[0])["d"] == ""
