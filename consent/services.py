@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from attribution_site.api.exceptions import NotFound
+from attribution_site.api.exceptions import NotFound, ValidationFailed
 from attribution_site.ids import uuid7
 from consent.consent_data import Consent
 from consent.models import ConsentRecord
@@ -110,6 +110,21 @@ def consents_record(*, app_id: uuid.UUID, install_id: uuid.UUID | None,
     return added + len(rest)
 
 
+# Who a POST /consent is about, as tracking knows its installs: (app_id, install_id, device_id)
+# -> (install_id, device_id), the device id as installs store it and the install id filled in
+# when the device has one, or None for an install id that is not one of the app's installs.
+# Tracking registers its reader at startup (tracking/apps.py): tracking already imports consent
+# to record what the SDK sends, and a reader handed in keeps the dependency one way.
+IdentityReader = Callable[[uuid.UUID, uuid.UUID | None, str | None],
+                          tuple[uuid.UUID | None, str | None] | None]
+_identity_reader: IdentityReader | None = None
+
+
+def identity_reader_register(reader: IdentityReader | None) -> None:
+    global _identity_reader
+    _identity_reader = reader
+
+
 @dataclass(frozen=True)
 class ConsentChange:
     install_id: uuid.UUID | None
@@ -124,18 +139,17 @@ def consent_change(*, app_id: uuid.UUID, install_id: uuid.UUID | None = None,
                    ) -> ConsentChange:
     """POST /consent: the user's consent from now on. An install id must be one of the app's
     installs (else NotFound); a device id may precede its install (the SDK sends consent
-    before its first launch is reported), and is tied to the install when there is one."""
-    from tracking import selectors as tracking_selectors
-
-    if install_id is not None:
-        install = tracking_selectors.install_of_app(app_id=app_id, install_id=install_id)
-        if install is None:
-            raise NotFound("Install not found for this app.",
-                           {"install_id": ["No install of this app has this id."]})
-        device_id = install.device_id
-    elif device_id:
-        install = tracking_selectors.install_for_device(app_id=app_id, device_id=device_id)
-        install_id = install.id if install is not None else None
+    before its first launch is reported), and is tied to the install when there is one. A
+    device id that identifies nobody (zeros) without an install id is a ValidationFailed."""
+    identity = (install_id, device_id) if _identity_reader is None else _identity_reader(
+        app_id, install_id, device_id)
+    if identity is None:
+        raise NotFound("Install not found for this app.",
+                       {"install_id": ["No install of this app has this id."]})
+    install_id, device_id = identity
+    if install_id is None and not device_id:
+        raise ValidationFailed("Invalid input: device_id.", {"device_id": [
+            "A zeroed advertising id identifies nobody; send install_id."]})
     recorded = consent_record(app_id=app_id, install_id=install_id, device_id=device_id,
                               applies_from=now, consent=consent)
     return ConsentChange(install_id=install_id, device_id=device_id, consent=consent,

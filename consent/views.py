@@ -10,11 +10,9 @@ from rest_framework.response import Response
 
 from apps_registry.authentication import require_app
 from apps_registry.sdk import SdkView, json_object
-from attribution_site.api.exceptions import ValidationFailed
 from consent import services
 from consent.consent_data import public
 from consent.serializers import ConsentChangeInput, ConsentChangeOutput, consent_input
-from tracking.attribution import usable_device_id
 
 
 class ConsentChangeView(SdkView):
@@ -25,14 +23,10 @@ class ConsentChangeView(SdkView):
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
         require_app(request.user, data["app_id"])
-        consent = consent_input(data["consent_data"])
-        device_id = usable_device_id(data.get("device_id"))
-        if device_id is None and data.get("install_id") is None:
-            raise ValidationFailed("Invalid input: device_id.", {"device_id": [
-                "A zeroed advertising id identifies nobody; send install_id."]})
         change = services.consent_change(
-            app_id=data["app_id"], install_id=data.get("install_id"), device_id=device_id,
-            consent=consent, now=timezone.now())
+            app_id=data["app_id"], install_id=data.get("install_id"),
+            device_id=data.get("device_id") or None,
+            consent=consent_input(data["consent_data"]), now=timezone.now())
         return Response({
             "app_id": str(data["app_id"]),
             "install_id": str(change.install_id) if change.install_id else None,
