@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from django.db.models import Q
@@ -88,8 +88,8 @@ def consent_from_row(row: ConsentRecord) -> Consent:
 
 def records_for(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID] = (),
                 device_ids: Iterable[str] = ()) -> list[dict]:
-    """Every consent row of the identity, oldest first, as plain values (the TC string
-    included): what an access request's document lists."""
+    """Every consent row of the identity, oldest first, as JSON-ready values (times as ISO 8601
+    UTC, the TC string included): what an access request's document lists."""
     install_ids, device_ids = list(install_ids), [d for d in device_ids if d]
     if not install_ids and not device_ids:
         return []
@@ -98,11 +98,15 @@ def records_for(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID] = (),
     ).order_by("applies_from", "id")
     return [{
         "install_id": str(row.install_id) if row.install_id else None,
-        "device_id": row.device_id, "applies_from": row.applies_from,
-        "recorded_at": row.recorded_at, "gdpr_applies": row.gdpr_applies,
+        "device_id": row.device_id, "applies_from": _iso(row.applies_from),
+        "recorded_at": _iso(row.recorded_at), "gdpr_applies": row.gdpr_applies,
         "ad_user_data": row.ad_user_data, "ad_personalization": row.ad_personalization,
         "sharing_filter": row.sharing_filter or None, "source": row.source,
         "tcf_policy_version": row.tcf_policy_version, "tcf_cmp_id": row.tcf_cmp_id,
         "tcf_purposes_consent": row.tcf_purposes_consent,
         "tcf_vendor_755": row.tcf_vendor_755, "tcstring": row.tcstring or None,
     } for row in rows]
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

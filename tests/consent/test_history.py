@@ -2,6 +2,7 @@
 the consent at a moment, many users' in one query, an identity's rows for an access request,
 and erasure."""
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -93,7 +94,8 @@ def test_records_for_lists_every_row_of_the_identity_oldest_first(app):
     rows = selectors.records_for(app.id, install_ids=[install], device_ids=["gaid-1"])
     assert [row["ad_user_data"] for row in rows] == [True, False]
     assert rows[0]["install_id"] == str(install) and rows[0]["device_id"] == "gaid-1"
-    assert rows[0]["applies_from"] == T0 and rows[0]["source"] == "manual"
+    assert rows[0]["applies_from"] == "2026-03-01T12:00:00Z" and rows[0]["source"] == "manual"
+    json.dumps(rows)  # ready for the access document as it is
     assert set(rows[0]) >= {"gdpr_applies", "ad_personalization", "sharing_filter",
                             "tcstring", "tcf_purposes_consent", "recorded_at"}
     assert selectors.records_for(app.id) == []
