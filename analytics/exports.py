@@ -12,9 +12,11 @@ The request is fully validated before the response starts: errors are JSON envel
 from __future__ import annotations
 
 import csv
+import uuid
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
+from itertools import islice
 
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
@@ -22,6 +24,7 @@ from django.utils.text import slugify
 from analytics.money import RateBook
 from analytics.queries import Period, known_currencies, rate_book
 from attribution_site.replica import carried
+from consent import selectors as consent_selectors
 from tracking.reporting import export_rows
 
 BLOCK_CHARS = 64 * 1024
@@ -40,7 +43,9 @@ BOOL = {True: "true", False: "false", None: None}
 INSTALL_HEADER = ["install_id", "installed_at", "device_id", "platform", "match_type",
                   "confidence", "is_organic", "media_source", "campaign_id", "adset", "ad",
                   "click_id", "attributed_touch_time", "sdk_version", "os_version",
-                  "device_model"]
+                  "device_model", "gdpr_applies", "ad_user_data", "ad_personalization"]
+# Installs whose consent is read with one query (docs/privacy.md, "Consent").
+CONSENT_CHUNK_ROWS = 2_000
 EVENT_HEADER = ["event_id", "client_event_id", "occurred_at", "received_at", "event_name",
                 "device_id", "install_id", "session_id", "revenue_amount", "revenue_currency",
                 "properties"]
@@ -85,10 +90,26 @@ def installs_csv(*, period: Period) -> Iterator[bytes]:
     return _blocks(INSTALL_HEADER, (
         [install_id, installed_at, _text(device_id), _text(platform), match_type, confidence,
          BOOL[is_organic], _text(media_source), _text(campaign_id), _text(adset), _text(ad),
-         click_id, touch_time, _text(sdk_version), _text(os_version), _text(device_model)]
+         click_id, touch_time, _text(sdk_version), _text(os_version), _text(device_model),
+         *_consent_cells(consent)]
         for (install_id, installed_at, device_id, platform, match_type, confidence, is_organic,
              media_source, campaign_id, adset, ad, click_id, touch_time, sdk_version,
-             os_version, device_model) in rows))
+             os_version, device_model), consent in _with_consent(period.app_id, rows)))
+
+
+def _with_consent(app_id: uuid.UUID, rows: Iterator[tuple]) -> Iterator[tuple]:
+    """Each install row with the user's consent now (None when none was sent)."""
+    while chunk := list(islice(rows, CONSENT_CHUNK_ROWS)):
+        consents = consent_selectors.consents_at(
+            [consent_selectors.Subject(app_id, row[0], row[2]) for row in chunk])
+        yield from zip(chunk, consents, strict=True)
+
+
+def _consent_cells(consent) -> list:
+    if consent is None:
+        return [None, None, None]
+    return [BOOL[consent.gdpr_applies], BOOL[consent.ad_user_data],
+            BOOL[consent.ad_personalization]]
 
 
 def events_csv(*, period: Period) -> Iterator[bytes]:

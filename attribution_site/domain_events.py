@@ -39,6 +39,9 @@ class InstallAttributed:
     # Apple's AdServices token when the SDK sent one (apple_ads claims it); never in a repr,
     # since it is a credential for a day.
     attribution_token: str = field(default="", repr=False)
+    # The consent sent with the install (a consent.consent_data.Consent), or None: its row is
+    # written in the same statement, after the subscribers have run.
+    consent: Any = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class EventTracked(NamedTuple):
     revenue_currency: str | None = None
     media_source: str | None = None
     campaign_id: str | None = None
+    consent: Any = None  # the event's own consent_data (a consent Consent), or None
 
 
 DomainEvent = InstallAttributed | InstallReattributed | InstallReengaged | EventTracked

@@ -25,6 +25,14 @@ class HttpMethod(models.TextChoices):
     POST = "POST"
 
 
+class ConsentPolicy(models.TextChoices):
+    """What a postback does for a user under the GDPR who denied ad_user_data
+    (docs/privacy.md, "What consent changes")."""
+
+    STRIP = "strip"  # sent without the identifying macros
+    SUPPRESS = "suppress"  # not sent
+
+
 class PostbackConfig(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE,
@@ -36,6 +44,8 @@ class PostbackConfig(models.Model):
     # Which facts post back: "install" by default; "event" and "re-engagement" on request.
     events = models.JSONField(default=default_postback_events)
     active = models.BooleanField(default=True)
+    consent_policy = models.CharField(max_length=8, choices=ConsentPolicy.choices,
+                                      default=ConsentPolicy.STRIP)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -80,6 +90,8 @@ class State(models.TextChoices):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELLED = "cancelled"
+    # Never sent: the user's consent ruled it out (the delivery's `consent_note` says why).
+    SKIPPED = "skipped"
 
 
 class Delivery(models.Model):
@@ -107,6 +119,9 @@ class Delivery(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # Why consent changed this delivery: stripped of identifiers, or skipped; "" when it did
+    # not (docs/privacy.md, "What consent changes").
+    consent_note = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
         constraints = [

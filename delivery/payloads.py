@@ -37,6 +37,10 @@ SPEC_MACROS = ("app_id", "device_id", "media_source", "campaign_id", "match_type
 EXTRA_MACROS = ("install_id", "platform", "event_type", "event_name", "event_time",
                 "event_revenue", "event_currency")
 MACROS = SPEC_MACROS + EXTRA_MACROS
+# What identifies the user or the device to a network: emptied for a user who denied
+# ad_user_data under the GDPR (docs/privacy.md, "What consent changes"). There are no IP or
+# User-Agent macros; `install_id` is ours, but lets a network join one user's facts.
+IDENTIFYING_MACROS = ("device_id", "install_id")
 
 SECRET_PREFIX = "whsec_"
 USER_AGENT = "attribution-delivery/1.0"
@@ -110,20 +114,21 @@ def _macro_values(*, event_type: str, app_id: str, install_id: str | None,
             "event_currency": event_currency}
 
 
-def install_fact(event: Any) -> Fact:
-    """From an `InstallAttributed`."""
+def install_fact(event: Any, consent: dict | None = None) -> Fact:
+    """From an `InstallAttributed`. `consent` (as consent.consent_data.public gives it, or None
+    when never sent) goes into the webhook data of every fact."""
     install_time = iso_utc(event.installed_at)
     click_time = iso_utc(event.click_time)
     common = _attribution_of(event)
     data = {**common, "is_organic": event.is_organic, "install_time": install_time,
-            "click_time": click_time}
+            "click_time": click_time, "consent": consent}
     values = _macro_values(**common, install_time=install_time, click_time=click_time,
                            event_type=INSTALL, event_time=install_time)
     return Fact(INSTALL, str(event.install_id), str(event.app_id), event.media_source,
                 event.is_organic, data, values)
 
 
-def reengagement_fact(event: Any) -> Fact:
+def reengagement_fact(event: Any, consent: dict | None = None) -> Fact:
     """From an `InstallReengaged`: the new click that brought a known device back."""
     click_time = iso_utc(event.click_time)
     reengaged = iso_utc(event.reengaged_at)
@@ -140,6 +145,7 @@ def reengagement_fact(event: Any) -> Fact:
         "click_time": click_time,
         "reengagement_time": reengaged,
         "original_media_source": event.original_media_source,
+        "consent": consent,
     }
     values = _macro_values(**_attribution_of(event), click_time=click_time,
                            event_type=REENGAGEMENT, event_time=reengaged)
@@ -147,7 +153,7 @@ def reengagement_fact(event: Any) -> Fact:
                 event.media_source, False, data, values)
 
 
-def reattribution_fact(event: Any) -> Fact:
+def reattribution_fact(event: Any, consent: dict | None = None) -> Fact:
     """From an `InstallReattributed`: the install's new attribution, and what it had before."""
     install_time = iso_utc(event.installed_at)
     click_time = iso_utc(event.click_time)
@@ -158,14 +164,14 @@ def reattribution_fact(event: Any) -> Fact:
             "reattribution_time": reattributed,
             "previous_media_source": event.previous_media_source,
             "previous_campaign_id": event.previous_campaign_id,
-            "previous_match_type": event.previous_match_type}
+            "previous_match_type": event.previous_match_type, "consent": consent}
     values = _macro_values(**common, install_time=install_time, click_time=click_time,
                            event_type=REATTRIBUTION, event_time=reattributed)
     return Fact(REATTRIBUTION, str(event.install_id), str(event.app_id), event.media_source,
                 event.is_organic, data, values)
 
 
-def event_fact(event: Any) -> Fact:
+def event_fact(event: Any, consent: dict | None = None) -> Fact:
     """From an `EventTracked`; media source and campaign are those of the device's install."""
     event_time = iso_utc(event.occurred_at)
     install_id = _text(event.install_id)
@@ -179,6 +185,7 @@ def event_fact(event: Any) -> Fact:
         "event_time": event_time,
         "media_source": event.media_source,
         "campaign_id": event.campaign_id,
+        "consent": consent,
     }
     values = _macro_values(app_id=data["app_id"], install_id=install_id,
                            device_id=event.device_id, media_source=event.media_source,
@@ -215,6 +222,13 @@ def sample_fact(*, event_type: str, app_id: str, media_source: str | None, platf
         media_source=source, campaign_id="sample_campaign", match_type="device_id",
         confidence=100.0, is_organic=False, installed_at=now,
         click_time=now - timedelta(hours=1)))
+
+
+def without_identifiers(values: dict[str, Any]) -> dict[str, Any]:
+    """The macro values with every identifying macro empty (None: an empty string in a URL,
+    null in a POST body)."""
+    return {name: None if name in IDENTIFYING_MACROS else value
+            for name, value in values.items()}
 
 
 def _json(value: Any) -> str:

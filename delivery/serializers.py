@@ -26,7 +26,7 @@ from attribution_site.api.fields import (
 )
 from attribution_site.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, limit_parse
 from delivery import payloads, policy, transport
-from delivery.models import HttpMethod, State
+from delivery.models import ConsentPolicy, HttpMethod, State
 from delivery.services import UPDATABLE_POSTBACK_FIELDS, UPDATABLE_WEBHOOK_FIELDS
 
 UUID_MESSAGE = "Must be a UUID string."
@@ -77,6 +77,13 @@ class EventsField(StrictListField):
         return list(dict.fromkeys(super().to_internal_value(data)))
 
 
+def _consent_policy_field(**kwargs) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=ConsentPolicy.values, error_messages={
+        "invalid_choice": "Must be strip or suppress."}, help_text=(
+        "For a user under the GDPR who denied ad_user_data: strip (default) sends the "
+        "postback with device_id and install_id empty; suppress sends nothing."), **kwargs)
+
+
 def _method_field(**kwargs) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=HttpMethod.values, error_messages={
         "invalid_choice": "Must be GET or POST."}, **kwargs)
@@ -100,6 +107,7 @@ class PostbackCreateInput(StrictSerializer):
     http_method = _method_field(required=False, default=HttpMethod.GET)
     events = EventsField(required=False, default=lambda: [payloads.INSTALL])
     active = StrictBooleanField(required=False, default=True)
+    consent_policy = _consent_policy_field(required=False, default=ConsentPolicy.STRIP)
 
 
 class PostbackUpdateInput(_RefusesImmutable):
@@ -110,6 +118,7 @@ class PostbackUpdateInput(_RefusesImmutable):
     http_method = _method_field(required=False)
     events = EventsField(required=False)
     active = StrictBooleanField(required=False)
+    consent_policy = _consent_policy_field(required=False)
 
 
 class PostbackOutput(serializers.Serializer):
@@ -120,6 +129,7 @@ class PostbackOutput(serializers.Serializer):
     http_method = serializers.CharField()
     events = serializers.ListField(child=serializers.CharField())
     active = serializers.BooleanField()
+    consent_policy = serializers.CharField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
@@ -169,6 +179,10 @@ class LogEntryOutput(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     delivery_state = serializers.CharField(source="delivery.state")
+    consent_note = serializers.CharField(source="delivery.consent_note", allow_null=True,
+                                         help_text=(
+        "Why the user's consent changed this delivery (stripped of identifiers, or skipped: "
+        "then delivery_state is skipped and there is no attempt); null when it did not."))
     next_attempt_at = serializers.SerializerMethodField()
 
     def get_next_attempt_at(self, attempt) -> str | None:
@@ -180,6 +194,7 @@ class LogEntryOutput(serializers.Serializer):
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["error_message"] = data["error_message"] or None
+        data["consent_note"] = data["consent_note"] or None
         return data
 
 

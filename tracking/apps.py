@@ -7,6 +7,11 @@ class TrackingConfig(AppConfig):
 
     def ready(self) -> None:
         from attribution_site import readiness
+        from consent import services as consent_services
+        from tracking import selectors
         from tracking.readiness import partitions
 
         readiness.register("partitions", partitions)
+        # Who a consent change is about, read from the installs (consent does not import
+        # tracking: tracking imports it).
+        consent_services.identity_reader_register(selectors.consent_identity)

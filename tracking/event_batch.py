@@ -15,6 +15,8 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import NamedTuple
 
+from consent.consent_data import Consent, ConsentDataError
+from consent.consent_data import parse as consent_parse
 from tracking.currencies import currency_code
 
 MAX_EVENTS_PER_BATCH = 500
@@ -38,6 +40,7 @@ class CleanEvent(NamedTuple):  # up to 500 a request: a NamedTuple builds fastes
     event_id: str | None
     revenue_amount: Decimal | None
     revenue_currency: str | None
+    consent: Consent | None = None  # the user's consent when it happened, when sent
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,12 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
     if event_id is not None and (not isinstance(event_id, str) or not event_id
                                  or len(event_id) > MAX_EVENT_ID_LENGTH or "\x00" in event_id):
         errors["event_id"] = [f"When given: a string of 1 to {MAX_EVENT_ID_LENGTH} characters."]
+    consent = None
+    if raw.get("consent_data") is not None:
+        try:
+            consent = consent_parse(raw["consent_data"])
+        except ConsentDataError as exc:
+            errors[exc.field] = [exc.message]
     if errors:
         return None
     amount, currency = _revenue(index, properties, warnings)
@@ -105,7 +114,7 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         properties_json=properties_json,
         occurred_at=datetime.fromtimestamp(timestamp / 1000, tz=UTC),
         session_id=session_id, event_id=event_id, revenue_amount=amount,
-        revenue_currency=currency)
+        revenue_currency=currency, consent=consent)
 
 
 def _uuid(value) -> uuid.UUID | None:

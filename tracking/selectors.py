@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet, Sum
 
+from tracking.attribution import usable_device_id
 from tracking.models import Event, Install
 
 DEVICE_ID_LENGTH = Install._meta.get_field("device_id").max_length
@@ -21,6 +22,23 @@ DEVICE_ID_LENGTH = Install._meta.get_field("device_id").max_length
 
 def install_for_device(*, app_id: uuid.UUID, device_id: str) -> Install | None:
     return Install.objects.filter(app_id=app_id, device_id=device_id).first()
+
+
+def consent_identity(app_id: uuid.UUID, install_id: uuid.UUID | None, device_id: str | None
+                     ) -> tuple[uuid.UUID | None, str | None] | None:
+    """Consent's reader of who a POST /consent is about (consent.services.IdentityReader): the
+    install's id and device id, or the device id as installs store it with its install's id
+    when it has one; None for an install id that is not one of the app's."""
+    if install_id is not None:
+        row = (Install.objects.filter(app_id=app_id, id=install_id)
+               .values_list("id", "device_id").first())
+        return None if row is None else (row[0], row[1])
+    device_id = usable_device_id(device_id)
+    if device_id is None:
+        return None, None
+    install = Install.objects.filter(app_id=app_id, device_id=device_id).values_list(
+        "id", flat=True).first()
+    return install, device_id
 
 
 def installs_for_app(*, app_id: uuid.UUID, device_id: str | None = None) -> QuerySet[Install]:

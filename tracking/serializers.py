@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from attribution_site.api.fields import StrictCharField, StrictUUIDField
+from consent.serializers import ConsentDataField, ConsentOutput, consent_input
 
 PLATFORMS = ("ios", "android", "web")
 # App Tracking Transparency, as iOS reports it (ATTrackingManager.AuthorizationStatus).
@@ -51,6 +52,7 @@ class InstallInput(serializers.Serializer):
         choices=ATT_STATUSES, required=False, allow_null=True, allow_blank=True,
         error_messages={"invalid_choice": f"Must be one of {', '.join(ATT_STATUSES)}."})
     attribution_token = _optional(4096)  # Apple's AdServices token
+    consent_data = ConsentDataField(required=False, allow_null=True)
 
 
 _INSTALL_OPTIONAL = {"device_id": 64, "install_referrer": 4096, "screen_resolution": 32,
@@ -71,7 +73,11 @@ def _validated(data: dict, fast_check, serializer_class) -> dict:
 
 
 def install_input(data: dict) -> dict:
-    return _validated(data, _install_input_fast, InstallInput)
+    """The validated install, with `consent` (a consent.Consent, or None when not sent)."""
+    validated = dict(_validated(data, _install_input_fast, InstallInput))
+    raw_consent = data.get("consent_data")
+    validated["consent"] = consent_input(raw_consent) if raw_consent is not None else None
+    return validated
 
 
 def _install_input_fast(data: dict) -> dict | None:
@@ -127,7 +133,9 @@ class EventBatchInput(serializers.Serializer):
     sdk_version = StrictCharField(max_length=64)
     events = RawJsonField(help_text="Array of In-app event objects: event_name, "
                                    "properties (object), timestamp (Unix ms), session_id "
-                                   "(UUID), optional event_id for idempotent retries.")
+                                   "(UUID), optional event_id for idempotent retries, "
+                                   "optional consent_data (the user's consent when the event "
+                                   "happened; the shape of /installs' consent_data).")
     _api_key = StrictCharField(required=False, help_text="Fallback auth for beacons.")
 
     def validate_events(self, value):
@@ -244,6 +252,12 @@ class InstallOutput(serializers.Serializer):
     decision = serializers.JSONField(help_text="The decision trail: method, score, factors, "
                                      "steps, and every candidate click with why it lost.")
     reengagements = ReengagementOutput(many=True)
+
+
+class InstallDetailOutput(InstallOutput):
+    consent = ConsentOutput(allow_null=True, help_text=(
+        "The user's consent now (docs/privacy.md, \"Consent\"); null when none was ever "
+        "sent."))
 
 
 def install_answer(outcome) -> dict:

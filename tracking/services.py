@@ -21,6 +21,8 @@ from apps_registry import selectors as app_selectors
 from attribution_site import domain_events
 from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
+from consent import services as consent_services
+from consent.consent_data import Consent
 from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
 from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
@@ -130,6 +132,7 @@ class InstallReport:
     user_agent: str = ""
     att_status: str = ""  # App Tracking Transparency on iOS; "" when the SDK did not say
     attribution_token: str = ""  # Apple's AdServices token, exchanged after the install
+    consent: Consent | None = None  # `consent_data` as sent with the install
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,10 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         referrer_click_id=referrer.click_id if referrer else None,
         ip_prefix=fingerprint.network_key(data.ip), since=now - attribution.WINDOW, until=now)
     if inputs.existing_install_id is not None:
+        if data.consent is not None:
+            consent_services.consent_record(
+                app_id=data.app_id, install_id=inputs.existing_install_id, device_id=device_id,
+                applies_from=now, consent=data.consent)
         return _repeat_install(inputs.existing_install_id, device_clicks=inputs.device_clicks,
                                now=now)
 
@@ -194,10 +201,15 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         deep_link=_deep_link(verdict.click.link_id) if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
     )
-    # One statement writes the install and what its subscribers add (delivery rows).
+    # One statement writes the install, its consent and what its subscribers add (delivery
+    # rows, which read the consent from the event: the row is not written yet).
     batch = WriteBatch()
     batch.insert([install])
-    domain_events.publish([_install_attributed(install, data.attribution_token)],
+    if data.consent is not None:
+        batch.insert([consent_services.record_row(
+            app_id=data.app_id, install_id=install.id, device_id=device_id, applies_from=now,
+            consent=data.consent)])
+    domain_events.publish([_install_attributed(install, data.attribution_token, data.consent)],
                           batch=batch)
     try:
         batch.execute()
@@ -206,6 +218,10 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         existing = selectors.install_for_device(app_id=data.app_id, device_id=device_id or "")
         if existing is None:
             raise
+        if data.consent is not None:
+            consent_services.consent_record(
+                app_id=data.app_id, install_id=existing.id, device_id=device_id,
+                applies_from=now, consent=data.consent)
         return InstallOutcome(install=existing, created=False)
     return InstallOutcome(install=install, created=True)
 
@@ -219,15 +235,16 @@ def _ios_fingerprinting(app_id: uuid.UUID, signals: InstallSignals) -> str:
     return target.ios_fingerprinting if target else attribution.IOS_FINGERPRINTING_WITH_CONSENT
 
 
-def _install_attributed(install: Install, attribution_token: str = ""
-                        ) -> domain_events.InstallAttributed:
+def _install_attributed(install: Install, attribution_token: str = "",
+                        consent: Consent | None = None) -> domain_events.InstallAttributed:
     return domain_events.InstallAttributed(
         app_id=install.app_id, install_id=install.id, device_id=install.device_id,
         platform=install.platform, media_source=install.media_source,
         campaign_id=install.campaign_id, match_type=install.match_type,
         confidence=install.confidence, is_organic=install.is_organic,
         installed_at=install.installed_at, click_id=install.click_id,
-        click_time=install.attributed_touch_time, attribution_token=attribution_token)
+        click_time=install.attributed_touch_time, attribution_token=attribution_token,
+        consent=consent)
 
 
 def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
@@ -340,13 +357,17 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
         fresh = _with_claimed_ids(events, claimed)
         ids = sql.events_insert(app_id=app_id, install_id=install_id, device_id=device_id,
                                 events=fresh, received_at=received_at)
+        changes = [(e.occurred_at, e.consent) for e in fresh if e.consent is not None]
+        if changes and (install_id is not None or device_id is not None):
+            consent_services.consents_record(app_id=app_id, install_id=install_id,
+                                             device_id=device_id, changes=changes)
         domain_events.publish([
             domain_events.EventTracked(
                 app_id=app_id, event_id=event_id, device_id=device_id,
                 install_id=install_id, event_name=e.event_name, properties=e.properties,
                 occurred_at=e.occurred_at, revenue_amount=e.revenue_amount,
                 revenue_currency=e.revenue_currency, media_source=media_source,
-                campaign_id=campaign_id)
+                campaign_id=campaign_id, consent=e.consent)
             for event_id, e in zip(ids, fresh, strict=True)])
     return EventsOutcome(accepted=len(events), duplicates=len(events) - len(fresh))
 

@@ -23,6 +23,8 @@ from apps_registry.sdk import SdkView, WithSdkPost, json_object
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
+from consent import selectors as consent_selectors
+from consent.consent_data import public as consent_public
 from tracking import redirects, selectors, services
 from tracking.click_intake import click_from_request
 from tracking.click_values import MAX_LENGTH, click_values
@@ -31,6 +33,7 @@ from tracking.serializers import (
     AttributionResult,
     EventBatchInput,
     EventBatchResult,
+    InstallDetailOutput,
     InstallInput,
     InstallOutput,
     event_batch_input,
@@ -116,7 +119,8 @@ class InstallReportView(SdkView):
                 att_status=data.get("att_status") or "",
                 attribution_token=data.get("attribution_token") or "",
                 ip=request_client_ip(request) or None,
-                user_agent=request.META.get("HTTP_USER_AGENT", "")),
+                user_agent=request.META.get("HTTP_USER_AGENT", ""),
+                consent=data["consent"]),
             now=timezone.now())
         return Response(install_answer(outcome), status=status.HTTP_201_CREATED
                         if outcome.created else status.HTTP_200_OK)
@@ -144,13 +148,15 @@ class InstallsView(WithSdkPost, OrganizationScopedView):
 
 class InstallDetailView(OrganizationScopedView):
     @extend_schema(responses={200: inline_serializer("InstallDetail",
-                                                     {"install": InstallOutput()})})
+                                                     {"install": InstallDetailOutput()})})
     def get(self, request, install_id):
         install = selectors.install_for_organization(organization_id=self.organization_id,
                                                      install_id=install_id)
         if install is None:
             raise NotFound("Install not found.")
-        return Response({"install": InstallOutput(install).data})
+        install.consent = consent_public(consent_selectors.consent_of(
+            app_id=install.app_id, install_id=install.id, device_id=install.device_id))
+        return Response({"install": InstallDetailOutput(install).data})
 
 
 class EventsView(SdkView):

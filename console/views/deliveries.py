@@ -30,7 +30,7 @@ from console import shown_once
 from console.forms import BOOLEAN, LIST, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from delivery import payloads, selectors, services
-from delivery.models import HttpMethod, State
+from delivery.models import ConsentPolicy, HttpMethod, State
 from delivery.serializers import (
     PostbackCreateInput,
     PostbackUpdateInput,
@@ -71,9 +71,9 @@ KINDS = {
         name="postback", label="Postback",
         create_input=PostbackCreateInput, update_input=PostbackUpdateInput,
         create_fields={"media_source": TEXT, "postback_url": TEXT, "http_method": TEXT,
-                       "events": LIST, "active": BOOLEAN},
+                       "events": LIST, "active": BOOLEAN, "consent_policy": TEXT},
         update_fields={"media_source": TEXT, "postback_url": TEXT, "http_method": TEXT,
-                       "events": LIST, "active": BOOLEAN},
+                       "events": LIST, "active": BOOLEAN, "consent_policy": TEXT},
         url_field="postback_url",
         create=_postback_create,
         update=lambda config, changes: services.postback_update(postback=config,
@@ -133,7 +133,8 @@ class KindPage(AppPage):
 
     def context(self, **extra) -> dict:
         return super().context(kind=self.kind, event_types=payloads.EVENT_TYPES,
-                               http_methods=HttpMethod.values, macros=payloads.MACROS, **extra)
+                               http_methods=HttpMethod.values, macros=payloads.MACROS,
+                               consent_policies=ConsentPolicy.choices, **extra)
 
     def values_of(self, config) -> dict:
         return {name: getattr(config, name) for name in self.kind.update_fields}
@@ -143,7 +144,8 @@ class ConfigCreatePage(KindPage):
     template = "console/deliveries/form.html"
 
     def get(self, request, app_id, kind):
-        values = {"events": [payloads.INSTALL], "http_method": HttpMethod.GET, "active": True}
+        values = {"events": [payloads.INSTALL], "http_method": HttpMethod.GET, "active": True,
+                  "consent_policy": ConsentPolicy.STRIP}
         return render(request, self.template, self.context(values=values, creating=True))
 
     def post(self, request, app_id, kind):

@@ -14,6 +14,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from attribution_site.replica import ReportReads
+from consent import selectors as consent_selectors
 from console.pages import AppPage
 from tracking import selectors
 from tracking.models import Install
@@ -68,4 +69,6 @@ class InstallDetailPage(ReportReads, AppPage):
             trail=trail_in_words(install.decision, installed_at=install.installed_at),
             reengagements=sorted(install.reengagements.all(), key=lambda r: r.reengaged_at,
                                  reverse=True),
-            events=selectors.events_of_install(install_id=install.id, limit=EVENTS_SHOWN)))
+            events=selectors.events_of_install(install_id=install.id, limit=EVENTS_SHOWN),
+            consent=consent_selectors.consent_of(app_id=install.app_id, install_id=install.id,
+                                                 device_id=install.device_id)))

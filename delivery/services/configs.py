@@ -18,9 +18,10 @@ from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
 from delivery import crypto, payloads, transport
-from delivery.models import HttpMethod, PostbackConfig, Webhook
+from delivery.models import ConsentPolicy, HttpMethod, PostbackConfig, Webhook
 
-UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active")
+UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active",
+                             "consent_policy")
 UPDATABLE_WEBHOOK_FIELDS = ("url", "events", "active")
 MAX_WEBHOOKS_PER_APP = 20
 SECRET_MESSAGE = ("Store this secret now: it is shown only once. Use it to verify the "
@@ -53,14 +54,16 @@ def _save_changes(config: PostbackConfig | Webhook, changes: dict[str, Any], *,
 
 def postback_create(*, app: App, media_source: str, postback_url: str,
                     http_method: str = HttpMethod.GET, events: Sequence[str] | None = None,
-                    active: bool = True) -> PostbackConfig:
+                    active: bool = True, consent_policy: str = ConsentPolicy.STRIP
+                    ) -> PostbackConfig:
     _check_destination(postback_url, field="postback_url")
     if PostbackConfig.objects.filter(app=app, media_source=media_source).exists():
         raise _media_source_conflict(media_source)
     now = timezone.now()
     postback = PostbackConfig(app=app, media_source=media_source, postback_url=postback_url,
                               http_method=http_method, events=list(events or [payloads.INSTALL]),
-                              active=active, created_at=now, updated_at=now)
+                              active=active, consent_policy=consent_policy,
+                              created_at=now, updated_at=now)
     try:
         with transaction.atomic():
             postback.save(force_insert=True)

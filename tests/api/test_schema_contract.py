@@ -92,6 +92,10 @@ EXAMPLES: dict[str, Example] = {
         "events": [{"event_name": "level_up", "properties": {"level": 2},
                     "timestamp": int(time.time() * 1000) - 60_000,
                     "session_id": SESSION}]}),
+    "consent_create": Example("key", body=lambda w: {
+        "app_id": str(w.app.id), "device_id": "IDFA-0001", "consent_data": {"manual": {
+            "gdpr_applies": True, "ad_user_data_enabled": False,
+            "ad_personalization_enabled": False}}}),
     "conversion_schema_for_sdk": Example("key", path=APP),
     "conversion_value": Example("key", body=lambda w: {
         "app_id": str(w.app.id), "window": 0, "events": [{"event_name": "tutorial_complete",

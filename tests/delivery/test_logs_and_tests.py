@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 LOG_FIELDS = {"id", "delivery_id", "postback_id", "event_type", "is_test", "attempt_number",
               "http_method", "resolved_url", "status_code", "response_body", "error_message",
               "success", "duration_ms", "queued_at", "started_at", "finished_at", "delivery_state",
-              "next_attempt_at"}
+              "next_attempt_at", "consent_note"}
 
 
 def test_postback_logs_list_attempts_newest_first_with_documented_fields(owner_api, app,
