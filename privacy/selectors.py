@@ -1,0 +1,50 @@
+"""Reads of data-subject requests: one of an organization's, an app's list, and an access
+document by its signed link (docs/privacy.md)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from privacy import links
+from privacy.models import AccessDocument, SubjectRequest
+
+
+def request_for_organization(*, organization_id: uuid.UUID, request_id: uuid.UUID
+                             ) -> SubjectRequest | None:
+    return (SubjectRequest.objects.select_related("app")
+            .filter(id=request_id, app__organization_id=organization_id).first())
+
+
+def requests_for_app(*, app_id: uuid.UUID) -> QuerySet[SubjectRequest]:
+    return SubjectRequest.objects.filter(app_id=app_id).order_by("-received_time", "-id")
+
+
+@dataclass(frozen=True)
+class Document:
+    body: dict
+    expires_at: datetime
+
+
+def document_by_token(*, token: str, now: datetime) -> Document | None:
+    """The document the link names while it is kept; None for a link not made here, a
+    document gone, or one past its lifetime."""
+    request_id = links.document_token_read(token)
+    if request_id is None:
+        return None
+    document = AccessDocument.objects.filter(request_id=request_id).first()
+    if document is None:
+        return None
+    expires_at = links.document_expires_at(document.created_at)
+    if expires_at <= now:
+        return None
+    return Document(body=document.body, expires_at=expires_at)
+
+
+def document_expires_at(subject_request: SubjectRequest) -> datetime | None:
+    document = AccessDocument.objects.filter(request_id=subject_request.id).only(
+        "created_at").first()
+    return links.document_expires_at(document.created_at) if document else None
