@@ -1,0 +1,187 @@
+"""An erasure leaves no trace of the identity (the API's install and event reads, the exports,
+the delivery logs, every table) while the dashboard's figures stay exactly as they were, and
+the same device installing again is a new user."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apple_ads.models import Attempt as AppleAttempt
+from apple_ads.models import Claim
+from delivery import services as delivery_services
+from delivery.models import Delivery, DeliveryAttempt, PostbackConfig
+from links.models import Link, LinkOpen
+from privacy import services
+from privacy.models import RequestStatus, SubjectRequest
+from tests.privacy.conftest import opendsr_body
+from tests.tracking.conftest import ANDROID_SDK, PUBLIC_IP, click_through, install_body
+from tracking.models import Click, ClickArchive, Event, Install
+
+pytestmark = pytest.mark.django_db
+
+GAID = "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f12"
+OTHER = "aaaaaaaa-1111-4222-8333-444444444444"
+CUSTOMER = "customer-4711"
+
+
+@pytest.fixture(autouse=True)
+def _reports_refresh_on_read(settings):
+    settings.ANALYTICS_REFRESH_ON_READ = True
+
+
+def install(sdk, app, device_id, **fields):
+    return sdk.post("/api/v1/installs", install_body(app, device_id=device_id, **fields),
+                    format="json", HTTP_USER_AGENT=ANDROID_SDK, REMOTE_ADDR=PUBLIC_IP)
+
+
+def events(sdk, app, device_id):
+    now = int(time.time() * 1000)
+    body = {"app_id": str(app.id), "sdk_version": "2.4.0", "device_id": device_id, "events": [
+        {"event_name": "purchase", "properties": {"amount": 4.99, "currency": "EUR"},
+         "timestamp": now, "session_id": str(uuid.uuid4())},
+        {"event_name": "level_up", "properties": {}, "timestamp": now,
+         "session_id": str(uuid.uuid4())}]}
+    response = sdk.post("/api/v1/events", body, format="json")
+    assert response.status_code == 200, response.content
+
+
+def dashboard(client, app):
+    today = timezone.now().date()
+    response = client.get("/api/v1/analytics/dashboard", {
+        "app_id": str(app.id), "start_date": str(today - timedelta(days=1)),
+        "end_date": str(today + timedelta(days=1))})
+    assert response.status_code == 200, response.content
+    figures = response.json()["data"]
+    figures.pop("data_through")  # when the rollups were read, not a figure
+    return figures
+
+
+def export(client, app, kind):
+    today = timezone.now().date()
+    response = client.get("/api/v1/analytics/export", {
+        "app_id": str(app.id), "type": kind, "start_date": str(today - timedelta(days=1)),
+        "end_date": str(today + timedelta(days=1))})
+    assert response.status_code == 200
+    return b"".join(response.streaming_content if response.streaming else [response.content])
+
+
+@pytest.fixture
+def world(api, sdk, app, receiver_factory):
+    """Two users of one app: the subject (clicked, installed with a customer id, sent events,
+    was posted back, opened a link, brought an Apple Ads token) and a bystander."""
+    receiver = receiver_factory()
+    PostbackConfig.objects.create(app=app, media_source="network_a",
+                                  postback_url=receiver.url("/pb?gaid={device_id}"),
+                                  events=["install", "event"])
+    for device_id in (GAID, OTHER):
+        assert click_through(api, app, pid="network_a", c="spring",
+                             advertising_id=device_id).status_code == 302
+    assert install(sdk, app, GAID, customer_user_id=CUSTOMER).status_code == 201
+    assert install(sdk, app, OTHER).status_code == 201
+    events(sdk, app, GAID)
+    events(sdk, app, OTHER)
+    for delivery_id in Delivery.objects.values_list("id", flat=True):
+        delivery_services.delivery_attempt(delivery_id=delivery_id)
+    subject = Install.objects.get(device_id=GAID)
+    link = Link.objects.create(app=app, code="spring", media_source="network_a")
+    LinkOpen.objects.create(link=link, app_id=app.id, device_id=GAID, install_id=subject.id)
+    claim = Claim.objects.create(app=app, install_id=subject.id, token="adservices-token",
+                                 state="attributed", answer={"attribution": True})
+    AppleAttempt.objects.create(claim=claim, number=1, started_at=timezone.now(),
+                                response_body='{"attribution": true}')
+    return subject
+
+
+def erase(owner_api, app, identity_type="android_advertising_id", value=GAID):
+    body = opendsr_body(app, subject_identities=[
+        {"identity_type": identity_type, "identity_format": "raw", "identity_value": value}])
+    assert owner_api.post("/api/v1/privacy/requests", body, format="json").status_code == 201
+    assert services.request_run(request_id=body["subject_request_id"])
+    return body["subject_request_id"]
+
+
+def test_an_erasure_leaves_no_trace_and_the_same_figures(owner_api, sdk, app, world):
+    before = dashboard(owner_api, app)
+    assert before["kpis"]["total_installs"] == 2 and before["kpis"]["total_clicks"] == 2
+    assert before["unconverted_revenue"] == [{"currency": "EUR", "amount": 9.98}]
+    assert Delivery.objects.filter(body__contains=GAID).exists()
+    assert DeliveryAttempt.objects.filter(url__contains=GAID).exists()
+
+    request_id = erase(owner_api, app)
+
+    status = owner_api.get(f"/api/v1/privacy/requests/{request_id}").json()["data"]
+    assert status["request_status"] == "completed"
+    found = status["found"]
+    assert found["tracking_install"] == 1 and found["tracking_event"] == 2
+    assert found["tracking_click"] == 1 and found["tracking_clickarchive"] == 1
+    assert found["links_linkopen"] == 1 and found["apple_ads_claim"] == 1
+    assert found["delivery_delivery"] == 3  # the install's postback and two events'
+
+    # The API: installs searched by the id, the install itself, its events.
+    listed = owner_api.get("/api/v1/installs", {"app_id": str(app.id), "device_id": GAID})
+    assert listed.json()["data"]["installs"] == []
+    detail = owner_api.get(f"/api/v1/installs/{world.id}").json()["data"]["install"]
+    assert detail["device_id"] is None and detail["customer_user_id"] is None
+    assert GAID not in json.dumps(detail)
+    # Exports and delivery logs.
+    for kind in ("installs", "events", "revenue"):
+        assert GAID.encode() not in export(owner_api, app, kind)
+        assert CUSTOMER.encode() not in export(owner_api, app, kind)
+    logs = owner_api.get("/api/v1/postbacks/logs", {"app_id": str(app.id)})
+    assert logs.status_code == 200
+    assert GAID not in logs.content.decode() and len(logs.json()["data"]["logs"]) >= 3
+    # Every table, every column that held it.
+    assert not Click.objects.filter(advertising_id=GAID).exists()
+    assert not ClickArchive.objects.filter(advertising_id=GAID).exists()
+    assert ClickArchive.objects.filter(advertising_id=OTHER).exists()  # the bystander stays
+    erased = Install.objects.get(id=world.id)
+    assert (erased.device_id, erased.ip, erased.user_agent, erased.customer_user_id) == \
+        (None, None, "", None)
+    assert Install.objects.get(device_id=OTHER).ip == PUBLIC_IP
+    assert not Event.objects.filter(device_id=GAID).exists()
+    assert Event.objects.filter(install_id=world.id).count() == 2  # still counted
+    assert not Delivery.objects.filter(body__contains=GAID).exists()
+    assert not DeliveryAttempt.objects.filter(url__contains=GAID).exists()
+    assert not LinkOpen.objects.filter(device_id=GAID).exists()
+    assert Claim.objects.get().token == "" and AppleAttempt.objects.get().response_body == ""
+    # The audit record keeps a hash, never the identity.
+    record = SubjectRequest.objects.get(id=request_id)
+    assert record.identity_value == "" and record.encoded_request == ""
+    assert GAID not in json.dumps(status)
+
+    assert dashboard(owner_api, app) == before
+
+
+def test_the_same_device_installing_after_its_erasure_is_a_new_user(owner_api, sdk, app, world):
+    erase(owner_api, app)
+    again = install(sdk, app, GAID)
+    assert again.status_code == 201
+    assert again.json()["data"]["installId"] != str(world.id)
+    assert Install.objects.filter(app_id=app.id).count() == 3
+
+
+def test_an_install_id_or_a_customer_id_finds_the_same_subject(owner_api, app, world):
+    erase(owner_api, app, "customer_user_id", CUSTOMER)
+    assert not ClickArchive.objects.filter(advertising_id=GAID).exists()
+    assert Install.objects.get(id=world.id).device_id is None
+
+
+def test_an_erasure_runs_once(owner_api, app, world):
+    request_id = erase(owner_api, app)
+    assert not services.request_run(request_id=request_id)
+    assert SubjectRequest.objects.get(id=request_id).status == RequestStatus.COMPLETED
+
+
+def test_the_sweep_runs_a_request_whose_message_was_lost(owner_api, app, world, settings):
+    body = opendsr_body(app)  # the on_commit message never fires in a test transaction
+    owner_api.post("/api/v1/privacy/requests", body, format="json")
+    SubjectRequest.objects.update(updated_at=timezone.now() - timedelta(hours=1))
+    settings.PRIVACY_SWEEP_GRACE_SECONDS = 60
+    sent = services.requests_sweep(now=timezone.now())
+    assert sent == [body["subject_request_id"]]
