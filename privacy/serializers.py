@@ -109,3 +109,61 @@ def request_answer(subject_request, *, results_url: str | None,
 
 def _time(moment) -> str | None:
     return iso_utc(moment)
+
+
+# --- What the endpoints answer (for the schema; request_answer builds the status) ---------------
+
+class SubjectRequestCreated(serializers.Serializer):
+    controller_id = serializers.UUIDField()
+    subject_request_id = serializers.UUIDField()
+    received_time = serializers.CharField()
+    expected_completion_time = serializers.CharField()
+    encoded_request = serializers.CharField(help_text="Base64 of the request's exact body.")
+    api_version = serializers.CharField()
+    callback_secret = serializers.CharField(required=False, help_text=(
+        "Only when status_callback_urls were given: the whsec_ secret the callbacks are signed "
+        "with. Shown once."))
+
+
+class SubjectRequestStatus(serializers.Serializer):
+    controller_id = serializers.UUIDField()
+    subject_request_id = serializers.UUIDField()
+    subject_request_type = serializers.CharField()
+    request_status = serializers.ChoiceField(choices=["pending", "in_progress", "completed",
+                                                      "cancelled"])
+    property_id = serializers.UUIDField()
+    identity_type = serializers.CharField()
+    identity_hash = serializers.CharField(help_text="hex SHA-256 of `identity_type:value`.")
+    source = serializers.CharField()
+    submitted_time = serializers.CharField()
+    received_time = serializers.CharField()
+    expected_completion_time = serializers.CharField()
+    completed_time = serializers.CharField(allow_null=True)
+    api_version = serializers.CharField()
+    found = serializers.DictField(child=serializers.IntegerField(), help_text=(
+        "Rows erased per table (erasure), or records per kind (access, portability)."))
+    results_count = serializers.IntegerField(allow_null=True)
+    results_url = serializers.CharField(allow_null=True, help_text=(
+        "The access document's signed link while it is kept."))
+    results_expires_at = serializers.CharField(allow_null=True)
+
+
+class SubjectRequestList(serializers.Serializer):
+    requests = SubjectRequestStatus(many=True)
+
+
+class SubjectRequestCancelled(serializers.Serializer):
+    controller_id = serializers.UUIDField()
+    subject_request_id = serializers.UUIDField()
+    received_time = serializers.CharField()
+    api_version = serializers.CharField()
+
+
+class ForgetResult(serializers.Serializer):
+    subject_request_id = serializers.UUIDField()
+    request_status = serializers.CharField()
+
+
+class AccessDocumentResult(serializers.Serializer):
+    document = serializers.JSONField()
+    expires_at = serializers.CharField()

@@ -7,7 +7,8 @@ from __future__ import annotations
 import base64
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -22,9 +23,28 @@ from attribution_site.api.pagination import limit_from_query
 from delivery.payloads import iso_utc
 from privacy import selectors, services
 from privacy.models import Source
-from privacy.serializers import ForgetInput, SubjectRequestInput, request_answer
+from privacy.serializers import (
+    AccessDocumentResult,
+    ForgetInput,
+    ForgetResult,
+    SubjectRequestCancelled,
+    SubjectRequestCreated,
+    SubjectRequestInput,
+    SubjectRequestList,
+    SubjectRequestStatus,
+    request_answer,
+)
 
 NOT_FOUND = "Request not found."
+def _refusal(description: str) -> OpenApiResponse:
+    return OpenApiResponse(OpenApiTypes.OBJECT, description=description)
+
+
+ADMINS_ONLY = _refusal("The caller is not an admin of the organization.")
+NOT_OURS = _refusal("property_id is no app of the caller's organization.")
+USED_ID = _refusal("subject_request_id was used before.")
+NOT_PENDING = _refusal("The request is not pending any more.")
+NO_DOCUMENT = _refusal("No such document, or its link has expired.")
 
 
 def base_url(request) -> str:
@@ -48,7 +68,9 @@ class PrivacyAdminView(OrganizationScopedView):
 
 
 class SubjectRequestsView(PrivacyAdminView):
-    @extend_schema(request=SubjectRequestInput, responses={201: dict})
+    @extend_schema(operation_id="privacy_requests_create", request=SubjectRequestInput,
+                   responses={201: SubjectRequestCreated, 403: ADMINS_ONLY, 404: NOT_OURS,
+                              409: USED_ID})
     def post(self, request):
         raw = request.body  # before DRF reads the stream: OpenDSR answers it base64-encoded
         payload = SubjectRequestInput(data=request.data)
@@ -77,8 +99,10 @@ class SubjectRequestsView(PrivacyAdminView):
             answer["callback_secret"] = secret
         return Response(answer, status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[OpenApiParameter("app_id", str, required=True),
-                               OpenApiParameter("limit", int)], responses={200: dict})
+    @extend_schema(operation_id="privacy_requests_list",
+                   parameters=[OpenApiParameter("app_id", str, required=True),
+                               OpenApiParameter("limit", int)],
+                   responses={200: SubjectRequestList, 403: ADMINS_ONLY})
     def get(self, request):
         app = self.get_app_from_query("app_id")
         limit = limit_from_query(request.query_params)
@@ -95,11 +119,14 @@ class SubjectRequestDetailView(PrivacyAdminView):
             raise NotFound(NOT_FOUND)
         return subject_request
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(operation_id="privacy_requests_retrieve",
+                   responses={200: SubjectRequestStatus, 403: ADMINS_ONLY})
     def get(self, request, request_id):
         return Response(status_answer(self._request(request_id), now=timezone.now()))
 
-    @extend_schema(responses={202: dict})
+    @extend_schema(operation_id="privacy_requests_cancel",
+                   responses={202: SubjectRequestCancelled, 403: ADMINS_ONLY,
+                              409: NOT_PENDING})
     def delete(self, request, request_id):
         now = timezone.now()
         subject_request = services.request_cancel(subject_request=self._request(request_id),
@@ -112,7 +139,8 @@ class SubjectRequestDetailView(PrivacyAdminView):
 
 
 class ForgetView(SdkView):
-    @extend_schema(request=ForgetInput, responses={201: dict})
+    @extend_schema(operation_id="privacy_forget", request=ForgetInput,
+                   responses={201: ForgetResult})
     def post(self, request):
         payload = ForgetInput(data=json_object(request.data))
         payload.is_valid(raise_exception=True)
@@ -133,7 +161,8 @@ class AccessDocumentView(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(operation_id="privacy_document_retrieve",
+                   responses={200: AccessDocumentResult, 404: NO_DOCUMENT})
     def get(self, request, token):
         document = selectors.document_by_token(token=token, now=timezone.now())
         if document is None:
