@@ -18,6 +18,7 @@ from links.models import Link, LinkOpen
 from tests.delivery.conftest import (  # noqa: F401 - fixtures
     ca,
     ca_bundle_path,
+    readme_process,
     receiver_factory,
     trusted_ca,
 )
