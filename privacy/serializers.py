@@ -85,7 +85,8 @@ def request_answer(subject_request, *, results_url: str | None,
                    results_expires_at) -> dict:
     """The status of a request (OpenDSR 8.3), with what was found (rows per table for an
     erasure, records per kind for an access document) and where the document is."""
-    found = subject_request.found or {}
+    # Sorted by name: PostgreSQL's jsonb keeps its own key order.
+    found = dict(sorted((subject_request.found or {}).items()))
     return {
         "controller_id": str(subject_request.app.organization_id),
         "subject_request_id": str(subject_request.id),
