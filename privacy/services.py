@@ -13,6 +13,7 @@ import json
 import logging
 import random
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -33,6 +34,7 @@ from privacy.models import (
     AccessDocument,
     RequestStatus,
     RequestType,
+    Source,
     StatusCallback,
     StatusCallbackAttempt,
     SubjectRequest,
@@ -47,7 +49,7 @@ RUN_LEASE = timedelta(minutes=30)
 
 def request_file(*, app: App, request_type: str, identity_type: str, identity_value: str,
                  submitted_time: datetime, now: datetime, source: str,
-                 request_id: uuid.UUID | None = None, status_callback_urls: list[str] = (),
+                 request_id: uuid.UUID | None = None, status_callback_urls: Sequence[str] = (),
                  api_version: str = "1.0", encoded_request: str = "", base_url: str = "",
                  requested_by=None) -> tuple[SubjectRequest, str | None]:
     """File a request; it runs once this commits. Returns it and, when it has callback URLs,
@@ -82,6 +84,23 @@ def device_identity_type(platform: str) -> str:
     """The OpenDSR type of a device id the SDK sent: every device-id type erases the same rows,
     so the app's platform only names it (an iOS app's IDFA, else an Android advertising id)."""
     return "ios_advertising_id" if platform == "ios" else "android_advertising_id"
+
+
+def forget_file(*, app: App, device_id: str, now: datetime) -> tuple[SubjectRequest, bool]:
+    """The SDK's "forget me": an erasure of the device, or the one still open for it (an SDK
+    that retries files nothing twice). Returns it and whether it is new."""
+    identity_type = device_identity_type(app.platform)
+    value = identities.identity_normalize(identity_type, device_id)
+    open_request = SubjectRequest.objects.filter(
+        app=app, request_type=RequestType.ERASURE,
+        identity_hash=identities.identity_hash(identity_type, value),
+        status__in=[RequestStatus.PENDING, RequestStatus.IN_PROGRESS]).first()
+    if open_request is not None:
+        return open_request, False
+    subject_request, _ = request_file(
+        app=app, request_type=RequestType.ERASURE, identity_type=identity_type,
+        identity_value=value, submitted_time=now, now=now, source=Source.SDK)
+    return subject_request, True
 
 
 def request_cancel(*, subject_request: SubjectRequest, now: datetime) -> SubjectRequest:

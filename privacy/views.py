@@ -140,21 +140,18 @@ class SubjectRequestDetailView(PrivacyAdminView):
 
 class ForgetView(SdkView):
     @extend_schema(operation_id="privacy_forget", request=ForgetInput,
-                   responses={201: ForgetResult})
+                   responses={201: ForgetResult, 200: ForgetResult})
     def post(self, request):
         payload = ForgetInput(data=json_object(request.data))
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
         require_app(request.user, data["app_id"])
-        now = timezone.now()
         app = services.app_of(app_id=data["app_id"])
-        subject_request, _ = services.request_file(
-            app=app, request_type="erasure",
-            identity_type=services.device_identity_type(app.platform),
-            identity_value=data["device_id"], submitted_time=now, now=now, source=Source.SDK)
+        subject_request, created = services.forget_file(app=app, device_id=data["device_id"],
+                                                        now=timezone.now())
         return Response({"subject_request_id": str(subject_request.id),
                          "request_status": subject_request.status},
-                        status=status.HTTP_201_CREATED)
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class AccessDocumentView(APIView):

@@ -29,6 +29,18 @@ def test_forget_files_an_erasure_of_the_device(sdk, app, world):
     assert not Install.objects.filter(device_id=GAID).exists()
 
 
+def test_a_repeated_forget_files_nothing_twice(sdk, app):
+    body = {"app_id": str(app.id), "device_id": GAID}
+    first = sdk.post(URL, body, format="json")
+    again = sdk.post(URL, body, format="json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["data"]["subject_request_id"] == \
+        first.json()["data"]["subject_request_id"]
+    assert SubjectRequest.objects.count() == 1
+    services.request_run(request_id=first.json()["data"]["subject_request_id"])
+    assert sdk.post(URL, body, format="json").status_code == 201  # done: a new one
+
+
 @pytest.mark.parametrize(("overrides", "field"), [
     ({"app_id": None}, "app_id"),
     ({"app_id": "x"}, "app_id"),
