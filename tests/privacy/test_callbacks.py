@@ -12,6 +12,7 @@ import json
 import pytest
 from django.utils import timezone
 
+from accounts.models import User
 from delivery.payloads import standard_signature
 from privacy import services
 from privacy.models import CallbackState, StatusCallback, SubjectRequest
@@ -110,3 +111,19 @@ def test_the_secret_is_not_stored_in_the_clear(owner_api, app, receiver_factory)
     stored = SubjectRequest.objects.get(id=body["subject_request_id"])
     assert secret not in stored.callback_secret_encrypted
     assert base64.b64decode(secret.removeprefix("whsec_"))
+
+
+def test_the_admin_shows_a_request_and_its_callbacks_without_the_identity(
+        owner_api, app, receiver_factory, client):
+    receiver = receiver_factory()
+    body, secret = file(owner_api, app, [receiver.url("/cb")])
+    services.request_run(request_id=body["subject_request_id"])
+    send_all()
+    client.force_login(User.objects.create_superuser("ops@example.com", "operator-password"))
+    request_page = client.get(f"/admin/privacy/subjectrequest/{body['subject_request_id']}/"
+                              "change/").content.decode()
+    callback = StatusCallback.objects.get()
+    callback_page = client.get(f"/admin/privacy/statuscallback/{callback.id}/change/")
+    assert callback_page.status_code == 200 and "succeeded" in callback_page.content.decode()
+    assert SubjectRequest.objects.get().identity_hash in request_page
+    assert "3f1c2a9e" not in request_page and secret not in request_page
