@@ -13,14 +13,20 @@ from privacy import links
 from privacy.models import AccessDocument, SubjectRequest
 
 
+def _with_document_time(requests: QuerySet[SubjectRequest]) -> QuerySet[SubjectRequest]:
+    # The document's time (for its link) in the same query; its body stays in the database.
+    return requests.select_related("app", "document").defer("document__body")
+
+
 def request_for_organization(*, organization_id: uuid.UUID, request_id: uuid.UUID
                              ) -> SubjectRequest | None:
-    return (SubjectRequest.objects.select_related("app")
-            .filter(id=request_id, app__organization_id=organization_id).first())
+    return _with_document_time(SubjectRequest.objects.filter(
+        id=request_id, app__organization_id=organization_id)).first()
 
 
 def requests_for_app(*, app_id: uuid.UUID) -> QuerySet[SubjectRequest]:
-    return SubjectRequest.objects.filter(app_id=app_id).order_by("-received_time", "-id")
+    return _with_document_time(SubjectRequest.objects.filter(app_id=app_id)).order_by(
+        "-received_time", "-id")
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,9 @@ def document_by_token(*, token: str, now: datetime) -> Document | None:
 
 
 def document_expires_at(subject_request: SubjectRequest) -> datetime | None:
-    document = AccessDocument.objects.filter(request_id=subject_request.id).only(
-        "created_at").first()
-    return links.document_expires_at(document.created_at) if document else None
+    """When the request's document link stops working; None when it has no document."""
+    try:
+        document = subject_request.document
+    except AccessDocument.DoesNotExist:
+        return None
+    return links.document_expires_at(document.created_at)

@@ -107,7 +107,7 @@ class SubjectRequestsView(PrivacyAdminView):
         app = self.get_app_from_query("app_id")
         limit = limit_from_query(request.query_params)
         now = timezone.now()
-        rows = selectors.requests_for_app(app_id=app.id).select_related("app")[:limit]
+        rows = selectors.requests_for_app(app_id=app.id)[:limit]
         return Response({"requests": [status_answer(row, now=now) for row in rows]})
 
 

@@ -9,7 +9,10 @@ import json
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from privacy import services
 from privacy.models import RequestStatus, SubjectRequest
 from tests.conftest import client_for
 from tests.factories import AppFactory, UserFactory
@@ -175,3 +178,21 @@ def test_the_list_needs_an_app(owner_api):
     response = owner_api.get(URL)
     assert response.status_code == 400
     assert "app_id" in response.json()["error"]["details"]
+
+
+def test_the_list_reads_in_the_same_queries_for_one_request_or_many(
+        owner_api, app):
+    def queries_for_list() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert owner_api.get(URL, {"app_id": str(app.id)}).status_code == 200
+        return len(captured)
+
+    body = opendsr_body(app, subject_request_type="access")
+    file(owner_api, body)
+    services.request_run(request_id=body["subject_request_id"])
+    one = queries_for_list()
+    for _ in range(4):
+        body = opendsr_body(app, subject_request_type="access")
+        file(owner_api, body)
+        services.request_run(request_id=body["subject_request_id"])
+    assert queries_for_list() == one
