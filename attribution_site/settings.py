@@ -216,6 +216,12 @@ APPLE_ADS_TIMEOUT_SECONDS = env.int("APPLE_ADS_TIMEOUT_SECONDS", 10, minimum=1)
 # A pending claim this long past due is presumed to have lost its message and re-sent.
 APPLE_ADS_SWEEP_GRACE_SECONDS = env.int("APPLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
+# --- Privacy --------------------------------------------------------------------------------
+# Data-subject requests' status callbacks (docs/privacy.md): the budget of one POST, in
+# seconds, and how long a due callback or a pending request waits for its message.
+PRIVACY_CALLBACK_TIMEOUT_SECONDS = env.int("PRIVACY_CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+PRIVACY_SWEEP_GRACE_SECONDS = env.int("PRIVACY_SWEEP_GRACE_SECONDS", 60, minimum=0)
+
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -374,6 +380,10 @@ CELERY_BEAT_SCHEDULE = {
     "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
         "task": "retention.enforce", "schedule": crontab(minute=23),
         "options": {"expires": 3000}},
+    "privacy-requests-sweep": {
+        "task": "privacy.requests_sweep", "schedule": 60.0, "options": {"expires": 55}},
+    "privacy-callbacks-sweep": {
+        "task": "privacy.callbacks_sweep", "schedule": 60.0, "options": {"expires": 55}},
 }
 
 # --- Logging --------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from console.views import (
     keys,
     link_builder,
     links,
+    privacy,
     rates,
     reports,
     sdk,
@@ -100,5 +101,8 @@ urlpatterns = [
     path("apps/<uuid:app_id>/conversion-schema", conversion.ConversionSchemaPage.as_view(),
          name="conversion"),
     path("apps/<uuid:app_id>/skan", skan_report.SkanReportPage.as_view(), name="skan-report"),
+    path("apps/<uuid:app_id>/privacy", privacy.PrivacyRequestsPage.as_view(), name="privacy"),
+    path("apps/<uuid:app_id>/privacy/<uuid:request_id>", privacy.PrivacyRequestPage.as_view(),
+         name="privacy-request"),
     path("docs/<str:name>.md", docs.DocPage.as_view(), name="doc"),
 ]

@@ -85,6 +85,9 @@ class Install(models.Model):
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
                             db_index=False, db_constraint=False)
     device_id = models.CharField(max_length=64, null=True, blank=True)
+    # The app's own id for its user (AppsFlyer's CUID), when the SDK sent one: what an erasure
+    # or access request by customer id finds. No index: only those requests search by it.
+    customer_user_id = models.CharField(max_length=255, null=True, blank=True)
     platform = models.CharField(max_length=16)
     sdk_version = models.CharField(max_length=64)
     install_referrer = models.TextField(blank=True, default="")

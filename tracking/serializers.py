@@ -53,10 +53,12 @@ class InstallInput(serializers.Serializer):
         error_messages={"invalid_choice": f"Must be one of {', '.join(ATT_STATUSES)}."})
     attribution_token = _optional(4096)  # Apple's AdServices token
     consent_data = ConsentDataField(required=False, allow_null=True)
+    customer_user_id = _optional(255)  # the app's own user id (AppsFlyer's CUID)
 
 
-_INSTALL_OPTIONAL = {"device_id": 64, "install_referrer": 4096, "screen_resolution": 32,
-                     "timezone": 64, "language": 64, "os_version": 64, "device_model": 128,
+_INSTALL_OPTIONAL = {"device_id": 64, "customer_user_id": 255, "install_referrer": 4096,
+                     "screen_resolution": 32, "timezone": 64, "language": 64, "os_version": 64,
+                     "device_model": 128,
                      "attribution_token": 4096}
 
 
@@ -231,6 +233,7 @@ class InstallOutput(serializers.Serializer):
     id = serializers.UUIDField()
     app_id = serializers.UUIDField()
     device_id = serializers.CharField(allow_null=True)
+    customer_user_id = serializers.CharField(allow_null=True)
     platform = serializers.CharField()
     sdk_version = serializers.CharField()
     os_version = serializers.CharField()

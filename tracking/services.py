@@ -133,6 +133,7 @@ class InstallReport:
     att_status: str = ""  # App Tracking Transparency on iOS; "" when the SDK did not say
     attribution_token: str = ""  # Apple's AdServices token, exchanged after the install
     consent: Consent | None = None  # `consent_data` as sent with the install
+    customer_user_id: str | None = None  # the app's own user id (AppsFlyer's CUID)
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         fingerprint_candidates=inputs.network_clicks,
         ios_fingerprinting=_ios_fingerprinting(data.app_id, signals))
     install = Install(
-        app_id=data.app_id, device_id=device_id, platform=data.platform,
+        app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
+        platform=data.platform,
         sdk_version=_text(data.sdk_version, 64),
         install_referrer=_text(data.install_referrer, 4096),
         screen_resolution=_text(data.screen_resolution, 32),

@@ -118,6 +118,7 @@ class InstallReportView(SdkView):
                 device_model=data.get("device_model") or "",
                 att_status=data.get("att_status") or "",
                 attribution_token=data.get("attribution_token") or "",
+                customer_user_id=data.get("customer_user_id") or None,
                 ip=request_client_ip(request) or None,
                 user_agent=request.META.get("HTTP_USER_AGENT", ""),
                 consent=data["consent"]),

@@ -157,6 +157,19 @@ EXAMPLES: dict[str, Example] = {
     "webhooks_destroy": Example(path={"webhook_id": "webhook_id"}),
     "webhooks_test_create": Example(path={"webhook_id": "webhook_id"}),
     "webhooks_logs_retrieve": Example(query=app_query(limit=10)),
+    # Data-subject requests (OpenDSR)
+    "privacy_requests_create": Example(body=lambda w: {
+        "subject_request_id": "0f8e7d6c-5b4a-4398-8776-655443322110",
+        "subject_request_type": "erasure", "submitted_time": "2026-01-02T03:04:05Z",
+        "property_id": str(w.app.id), "status_callback_urls": ["https://dsr.invalid/cb"],
+        "subject_identities": [{"identity_type": "ios_advertising_id", "identity_format": "raw",
+                                "identity_value": "IDFA-0001"}]}),
+    "privacy_requests_list": Example(query=app_query()),
+    "privacy_requests_retrieve": Example(path={"request_id": "privacy_request_id"}),
+    "privacy_requests_cancel": Example(path={"request_id": "pending_request_id"}),
+    "privacy_forget": Example("key", body=lambda w: {"app_id": str(w.app.id),
+                                                     "device_id": "IDFA-0001"}),
+    "privacy_document_retrieve": Example("nobody", path={"token": "document_token"}),
 }
 
 

@@ -33,6 +33,9 @@ class World:
     install_id: str
     schema_version: int
     network_id: str
+    privacy_request_id: str
+    pending_request_id: str
+    document_token: str
 
     @property
     def app_id(self) -> str:
@@ -85,12 +88,29 @@ def build() -> World:
                     "timestamp": int(time.time() * 1000) - 60_000,
                     "session_id": "0b9d2c3e-8f5e-4a4c-9a55-1f2b3c4d5e6f"}]},
         format="json"), 200)
+    access = made(owner_api.post("/api/v1/privacy/requests", {
+        "subject_request_id": "5b0c7a4e-3f1d-4c2b-9a8e-7d6f5e4c3b2a",
+        "subject_request_type": "access", "submitted_time": "2026-01-02T03:04:05Z",
+        "property_id": str(app.id), "subject_identities": [{
+            "identity_type": "ios_advertising_id", "identity_format": "raw",
+            "identity_value": "IDFA-0001"}]}, format="json"))
+    pending = made(owner_api.post("/api/v1/privacy/requests", {
+        "subject_request_id": "6c1d8b5f-4a2e-4d3c-8b9f-8e7a6f5d4c3b",
+        "subject_request_type": "erasure", "submitted_time": "2026-01-02T03:04:05Z",
+        "property_id": str(app.id), "subject_identities": [{
+            "identity_type": "customer_user_id", "identity_format": "raw",
+            "identity_value": "someone-else"}]}, format="json"))
+    from privacy import links, services
     from tracking.models import Install
 
+    services.request_run(request_id=access["subject_request_id"])
     return World(
         owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
         owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
         link_code=link["code"], postback_id=postback["postback"]["id"],
         webhook_id=webhook["webhook"]["id"],
         install_id=str(Install.objects.get(app=app).id) if install else "",
-        schema_version=schema["version"], network_id="com.example")
+        schema_version=schema["version"], network_id="com.example",
+        privacy_request_id=access["subject_request_id"],
+        pending_request_id=pending["subject_request_id"],
+        document_token=links.document_token(access["subject_request_id"]))

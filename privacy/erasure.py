@@ -1,0 +1,29 @@
+"""Who erases and who lists what for one data subject: each app that holds personal data owns
+an `erase(app_id, *, install_ids, device_ids) -> {table: rows}` and a
+`records_for(app_id, *, install_ids, device_ids) -> {name: [rows]}` over its own tables, and
+this is the one place that names them all (docs/privacy.md, "What an erasure removes").
+"""
+
+from __future__ import annotations
+
+from apple_ads import erasure as apple_ads_erasure
+from consent import erasure as consent_erasure
+from delivery import erasure as delivery_erasure
+from links import erasure as links_erasure
+from tracking import erasure as tracking_erasure
+
+# Order matters only for tracking, which finds the clicks through the installs: it goes first.
+ERASERS = (
+    tracking_erasure.erase,
+    delivery_erasure.erase,
+    links_erasure.erase,
+    apple_ads_erasure.erase,
+    consent_erasure.erase,
+)
+COLLECTORS = (
+    tracking_erasure.records_for,
+    delivery_erasure.records_for,
+    links_erasure.records_for,
+    apple_ads_erasure.records_for,
+    consent_erasure.records_for,
+)

@@ -1,0 +1,113 @@
+"""The console's privacy requests: the list with states, the form that files a request through
+the API's serializer and service, a request's page (state, what was found, the document's
+link, cancel while pending); admins only; another organization's app or request is a 404; and
+after an erasure the install search finds nothing of the person."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from privacy import services
+from privacy.models import RequestStatus, Source, SubjectRequest
+from tests.console.conftest import XSS_CAMPAIGN
+from tests.factories import UserFactory
+from tests.privacy.conftest import (  # noqa: F401 - fixtures
+    GAID,
+    ca,
+    ca_bundle_path,
+    receiver_factory,
+    sdk,
+    world,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def list_url(app):
+    return f"/console/apps/{app.id}/privacy"
+
+
+def file(console, app, request_type="erasure", identity_type="android_advertising_id",
+         value=GAID):
+    return console.post(list_url(app), {"subject_request_type": request_type,
+                                        "identity_type": identity_type,
+                                        "identity_value": value})
+
+
+def test_the_page_lists_nothing_at_first_and_offers_the_form(console, app):
+    response = console.get(list_url(app))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "No privacy requests yet." in html and 'name="identity_value"' in html
+    assert f'href="/console/apps/{app.id}/privacy" aria-current="page"' in html
+
+
+def test_filing_an_erasure_shows_its_page_pending_and_it_can_be_cancelled(console, app):
+    response = file(console, app)
+    assert response.status_code == 302
+    stored = SubjectRequest.objects.get()
+    assert (stored.source, stored.status) == (Source.CONSOLE, RequestStatus.PENDING)
+    assert response["Location"] == f"/console/apps/{app.id}/privacy/{stored.id}"
+    page = console.get(response["Location"]).content.decode()
+    assert re.search(r'id="request-state">Pending<', page)
+    assert GAID not in page and stored.identity_hash in page
+    assert str(stored.id) in console.get(list_url(app)).content.decode()
+    console.post(response["Location"])
+    stored.refresh_from_db()
+    assert stored.status == RequestStatus.CANCELLED
+
+
+def test_a_bad_identity_is_shown_beside_its_field(console, app):
+    response = file(console, app, identity_type="install_id", value=XSS_CAMPAIGN)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Must be a UUID." in html and "<script>alert(1)</script>" not in html
+    assert not SubjectRequest.objects.exists()
+
+
+def test_a_completed_access_request_links_its_document(console, app, world):  # noqa: F811
+    file(console, app, request_type="access")
+    stored = SubjectRequest.objects.get()
+    services.request_run(request_id=stored.id)
+    page = console.get(f"/console/apps/{app.id}/privacy/{stored.id}").content.decode()
+    assert "Completed" in page
+    link = re.search(r'id="document-link" href="([^"]+)"', page).group(1)
+    document = Client().get(link)
+    assert document.status_code == 200
+    assert document.json()["data"]["document"]["records"]["installs"][0]["device_id"] == GAID
+
+
+def test_after_an_erasure_the_install_search_finds_nothing(console, app, world):  # noqa: F811
+    installs_url = f"/console/apps/{app.id}/installs"
+    assert str(world.id) in console.get(installs_url, {"q": GAID}).content.decode()
+    file(console, app)
+    services.request_run(request_id=SubjectRequest.objects.get().id)
+    page = console.get(installs_url, {"q": GAID}).content.decode()
+    assert str(world.id) not in page
+    detail = console.get(f"{installs_url}/{world.id}").content.decode()
+    assert GAID not in detail
+    erased = console.get(f"/console/apps/{app.id}/privacy/{SubjectRequest.objects.get().id}")
+    assert "tracking_install" in erased.content.decode()
+
+
+def test_another_organizations_app_and_request_are_not_found(console, app, outsider_app,
+                                                             outsider):
+    assert console.get(list_url(outsider_app)).status_code == 404
+    other = Client()
+    other.force_login(outsider, backend="django.contrib.auth.backends.ModelBackend")
+    file(console, app)
+    request_id = SubjectRequest.objects.get().id
+    assert other.get(f"/console/apps/{app.id}/privacy/{request_id}").status_code == 404
+    assert other.get(f"/console/apps/{outsider_app.id}/privacy/{request_id}"
+                     ).status_code == 404
+
+
+def test_a_member_cannot_see_the_pages(client, owner, app):
+    member = UserFactory(organization=owner.organization, role="member")
+    client.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
+    assert client.get(list_url(app)).status_code == 403
+    assert "Privacy requests" not in client.get(f"/console/apps/{app.id}/keys"
+                                                ).content.decode()
