@@ -100,9 +100,11 @@ def find(referrer: str | None) -> Ciphertext | Unreadable | None:
     return Ciphertext(data=data_bytes, nonce=nonce_bytes)
 
 
-def decrypt(ciphertext: Ciphertext, key: bytes) -> MetaCampaign | Unreadable:
+def decrypt(ciphertext: Ciphertext, key: bytes | None) -> MetaCampaign | Unreadable:
     """The campaign the ciphertext names, or why it cannot be read (a wrong key, tampered or
     truncated data all fail GCM's authentication: nothing unauthenticated is ever read)."""
+    if key is None:
+        return Unreadable("the app has no Meta decryption key")
     if len(key) != KEY_BYTES:
         return Unreadable("the app's Meta decryption key is not 32 bytes")
     try:
@@ -121,16 +123,6 @@ def decrypt(ciphertext: Ciphertext, key: bytes) -> MetaCampaign | Unreadable:
     if not fields.get("campaign_group_id"):
         return Unreadable("Meta's decrypted data names no campaign group")
     return MetaCampaign(fields=fields)
-
-
-def read(referrer: str | None, key: bytes | None) -> MetaCampaign | Unreadable | None:
-    """`find` then `decrypt`: None when the referrer has no Meta data."""
-    found = find(referrer)
-    if found is None or isinstance(found, Unreadable):
-        return found
-    if key is None:
-        return Unreadable("the app has no Meta decryption key")
-    return decrypt(found, key)
 
 
 def _utm_content(text: str):

@@ -77,6 +77,8 @@ class MatchType(models.TextChoices):
     DEVICE_ID = "device_id", "Device id"
     FINGERPRINT = "fingerprint", "Fingerprint"
     APPLE_ADS = "apple_ads", "Apple Ads"  # re-attributed after the waterfall (docs/apple.md)
+    # A platform saw its ad viewed, not clicked (Meta's install referrer; docs/networks.md).
+    VIEW_THROUGH = "view_through", "View-through"
     ORGANIC = "organic", "Organic"
 
 
@@ -118,6 +120,9 @@ class Install(models.Model):
     deep_link = models.JSONField(null=True, blank=True)
     # Why this verdict: method, score, matched factors, candidates and why each lost.
     decision = models.JSONField(default=dict)
+    # What a self-attributing platform's referrer said when it won (docs/networks.md):
+    # {platform, origin, touch, campaign: every id and name it gave}; null otherwise.
+    platform_metadata = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -33,6 +33,13 @@ EXAMPLE_CAMPAIGN = {
     "campaign_group_name": "Adams Test Campaign Group", "account_id": "444444"}
 
 
+def read(referrer: str | None, key: bytes | None):
+    found = meta_referrer.find(referrer)
+    if found is None or isinstance(found, Unreadable):
+        return found
+    return meta_referrer.decrypt(found, key)
+
+
 def play_referrer(data: str = EXAMPLE_DATA, nonce: str = EXAMPLE_NONCE) -> str:
     """The Play install referrer as Meta builds it: utm_content is JSON holding `source`."""
     content = json.dumps({"app": 1234567890, "t": 1700000000,
@@ -42,7 +49,7 @@ def play_referrer(data: str = EXAMPLE_DATA, nonce: str = EXAMPLE_NONCE) -> str:
 
 
 def test_metas_example_decrypts_to_the_documented_campaign():
-    campaign = meta_referrer.read(play_referrer(), EXAMPLE_KEY)
+    campaign = read(play_referrer(), EXAMPLE_KEY)
     assert campaign == MetaCampaign(fields=EXAMPLE_CAMPAIGN)
     assert (campaign.campaign_id, campaign.adset, campaign.ad) == ("654321", "987654", "54321")
     assert campaign.campaign_name == "Adams Test Campaign Group"
@@ -52,27 +59,27 @@ def test_one_changed_byte_of_the_data_does_not_decrypt():
     for position in (0, len(EXAMPLE_DATA) // 2, len(EXAMPLE_DATA) - 2):
         flipped = format(int(EXAMPLE_DATA[position:position + 2], 16) ^ 0x01, "02x")
         tampered = EXAMPLE_DATA[:position] + flipped + EXAMPLE_DATA[position + 2:]
-        result = meta_referrer.read(play_referrer(data=tampered), EXAMPLE_KEY)
+        result = read(play_referrer(data=tampered), EXAMPLE_KEY)
         assert isinstance(result, Unreadable)
         assert "did not decrypt" in result.reason
 
 
 def test_one_changed_byte_of_the_nonce_does_not_decrypt():
     nonce = "b6" + EXAMPLE_NONCE[2:]
-    assert isinstance(meta_referrer.read(play_referrer(nonce=nonce), EXAMPLE_KEY), Unreadable)
+    assert isinstance(read(play_referrer(nonce=nonce), EXAMPLE_KEY), Unreadable)
 
 
 def test_the_wrong_key_does_not_decrypt():
     wrong = bytes([EXAMPLE_KEY[0] ^ 0x80]) + EXAMPLE_KEY[1:]
-    result = meta_referrer.read(play_referrer(), wrong)
+    result = read(play_referrer(), wrong)
     assert result == Unreadable("Meta's data did not decrypt with the app's key (a wrong key, "
                                 "or the data was altered or cut)")
 
 
 def test_truncated_data_does_not_decrypt():
-    assert isinstance(meta_referrer.read(play_referrer(data=EXAMPLE_DATA[:-2]), EXAMPLE_KEY),
+    assert isinstance(read(play_referrer(data=EXAMPLE_DATA[:-2]), EXAMPLE_KEY),
                       Unreadable)
-    assert meta_referrer.read(play_referrer(data=EXAMPLE_DATA[:20]), EXAMPLE_KEY) == Unreadable(
+    assert read(play_referrer(data=EXAMPLE_DATA[:20]), EXAMPLE_KEY) == Unreadable(
         "Meta's data is truncated")
 
 
@@ -85,14 +92,14 @@ def test_a_referrer_without_metas_data_is_not_metas():
 
 
 def test_metas_data_without_a_key_is_unreadable():
-    assert meta_referrer.read(play_referrer(), None) == Unreadable(
+    assert read(play_referrer(), None) == Unreadable(
         "the app has no Meta decryption key")
 
 
 def test_malformed_metas_data_says_why():
-    assert meta_referrer.read(play_referrer(data="zz"), EXAMPLE_KEY) == Unreadable(
+    assert read(play_referrer(data="zz"), EXAMPLE_KEY) == Unreadable(
         "Meta's data or nonce is not hex")
-    assert meta_referrer.read(play_referrer(nonce="abcd"), EXAMPLE_KEY) == Unreadable(
+    assert read(play_referrer(nonce="abcd"), EXAMPLE_KEY) == Unreadable(
         "Meta's nonce is not 12 bytes")
     content = json.dumps({"source": {"data": EXAMPLE_DATA}})
     assert meta_referrer.find(urlencode({"utm_content": content})) == Unreadable(
@@ -102,7 +109,7 @@ def test_malformed_metas_data_says_why():
 
 
 def test_a_referrer_encoded_once_more_is_still_read():
-    assert meta_referrer.read(quote(play_referrer(), safe=""), EXAMPLE_KEY) == MetaCampaign(
+    assert read(quote(play_referrer(), safe=""), EXAMPLE_KEY) == MetaCampaign(
         fields=EXAMPLE_CAMPAIGN)
 
 
@@ -111,7 +118,7 @@ def test_metas_own_install_referrer_json_is_read():
     as_object = json.dumps({"utm_source": "apps.facebook.com", "utm_content": content})
     as_string = json.dumps({"utm_content": json.dumps(content)})
     for referrer in (as_object, as_string, json.dumps(content)):
-        assert meta_referrer.read(referrer, EXAMPLE_KEY) == MetaCampaign(fields=EXAMPLE_CAMPAIGN)
+        assert read(referrer, EXAMPLE_KEY) == MetaCampaign(fields=EXAMPLE_CAMPAIGN)
 
 
 def encrypted(plain: bytes, key: bytes = EXAMPLE_KEY) -> Ciphertext:
