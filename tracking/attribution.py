@@ -158,9 +158,7 @@ def platform_click_match(referrers: Sequence[PlatformReferrer], *, installed_at:
         return None
     chosen = max(usable, key=lambda r: (r.touch_time is not None,
                                         r.touch_time or installed_at))
-    return Match(INSTALL_REFERRER, 100.0, {"score": 100, "factors": {
-        "platform_referrer": chosen.origin, "media_source": chosen.media_source}},
-        platform=chosen)
+    return Match(INSTALL_REFERRER, 100.0, _platform_evidence(chosen), platform=chosen)
 
 
 def platform_view_match(referrers: Sequence[PlatformReferrer], *, installed_at: datetime,
@@ -173,9 +171,13 @@ def platform_view_match(referrers: Sequence[PlatformReferrer], *, installed_at: 
     if not usable:
         return None
     chosen = max(usable, key=lambda r: r.touch_time)
-    return Match(VIEW_THROUGH, 100.0, {"score": 100, "factors": {
-        "platform_referrer": chosen.origin, "media_source": chosen.media_source}},
-        platform=chosen)
+    return Match(VIEW_THROUGH, 100.0, _platform_evidence(chosen), platform=chosen)
+
+
+def _platform_evidence(referrer: PlatformReferrer) -> dict:
+    return {"score": 100, "factors": {
+        "platform_referrer": referrer.origin, "media_source": referrer.media_source,
+        "campaign_id": referrer.campaign_id, "touch": "click" if referrer.click else "view"}}
 
 
 def _platform_in_window(referrer: PlatformReferrer, installed_at: datetime,

@@ -58,6 +58,8 @@ class UnixSecondsField(serializers.IntegerField):
 class ClickThroughField(StrictBooleanField):
     """Meta's content provider gives `is_ct` as 1 or 0; true and false read the same."""
 
+    default_error_messages = {"not_a_boolean": "Must be true, false, 1 or 0."}
+
     def to_internal_value(self, data):
         if data in (0, 1) and not isinstance(data, bool):
             return bool(data)
@@ -73,6 +75,12 @@ class MetaInstallReferrerInput(StrictSerializer):
         "data (utm_content.source.data and nonce)."))
     is_ct = ClickThroughField(help_text="1 or true: a click-through; 0 or false: view-through.")
     actual_timestamp = UnixSecondsField(help_text="When the click or view happened (Unix s).")
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(
+                "Must be an object: install_referrer, is_ct, actual_timestamp.")
+        return super().to_internal_value(data)
 
 
 class InstallInput(serializers.Serializer):
@@ -296,6 +304,10 @@ class InstallOutput(serializers.Serializer):
         "The deep link the install was answered with (a snapshot of the link then)."))
     decision = serializers.JSONField(help_text="The decision trail: method, score, factors, "
                                      "steps, and every candidate click with why it lost.")
+    platform_metadata = serializers.JSONField(allow_null=True, help_text=(
+        "When a platform's own referrer attributed the install (Meta's, decrypted): "
+        "{platform, origin (play_referrer | meta_install_referrer), touch (click | view), "
+        "campaign: every id and name the platform gave}. Else null."))
     reengagements = ReengagementOutput(many=True)
 
 
