@@ -8,6 +8,7 @@ import pytest
 
 from integrations import selectors
 from integrations.models import MetaConfig
+from tests.console.conftest import assert_shown_as_text
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +94,19 @@ def test_a_member_reads_the_page_but_cannot_change_it(client, owner, app):
 def test_another_organizations_app_is_not_found(console, outsider_app):
     assert console.get(page(outsider_app)).status_code == 404
     assert console.post(page(outsider_app), {"action": "remove_meta"}).status_code == 404
+
+
+def test_the_install_page_shows_metas_decrypted_names_as_text(console, app):
+    from tracking.models import Install
+
+    install = Install.objects.create(
+        app=app, platform="android", sdk_version="1", match_type="install_referrer",
+        is_organic=False, media_source="meta", campaign_id="654321",
+        platform_metadata={"platform": "meta", "origin": "play_referrer", "touch": "click",
+                           "campaign": {"campaign_group_id": "654321",
+                                        "campaign_group_name": "<script>alert(1)</script>",
+                                        "adgroup_name": "Adams Test Ad Group"}})
+    html = console.get(f"/console/apps/{app.id}/installs/{install.id}").content.decode()
+    assert "Meta&#x27;s campaign (decrypted)" in html or "Meta's campaign (decrypted)" in html
+    assert "Campaign name" in html and "Adams Test Ad Group" in html
+    assert_shown_as_text(html)

@@ -177,3 +177,18 @@ def test_the_key_is_read_from_the_process_cache(live_local_caches, sdk, meta_app
     selectors.meta_of(meta_app.id)
     assert served_from_memory(lambda: selectors.meta_of(meta_app.id))
     assert post_install(sdk, meta_app, install_referrer=play_referrer()).status_code == 201
+
+
+def test_the_installs_export_carries_every_decrypted_id_and_name(sdk, owner_api, meta_app):
+    import csv
+    import io
+
+    post_install(sdk, meta_app, install_referrer=play_referrer(), device_id="gaid-1")
+    today = timezone.now().date()
+    response = owner_api.get("/api/v1/analytics/export", {
+        "app_id": str(meta_app.id), "type": "installs", "start_date": f"{today}T00:00:00Z",
+        "end_date": f"{today + timedelta(days=1)}T00:00:00Z"})
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [(r["media_source"], r["campaign_id"], r["adset"], r["ad"]) for r in rows] == [
+        ("meta", "654321", "987654", "54321")]
+    assert json.loads(rows[0]["platform_metadata"])["campaign"] == EXAMPLE_CAMPAIGN
