@@ -110,3 +110,15 @@ def test_the_install_page_shows_metas_decrypted_names_as_text(console, app):
     assert "Meta&#x27;s campaign (decrypted)" in html or "Meta's campaign (decrypted)" in html
     assert "Campaign name" in html and "Adams Test Ad Group" in html
     assert_shown_as_text(html)
+
+
+def test_the_campaigns_page_labels_a_named_campaign():
+    from types import SimpleNamespace
+
+    from console.views.reports import _campaign_label
+
+    assert _campaign_label(SimpleNamespace(campaign_id="654321", campaign_name="Spring")) == (
+        "Spring (654321)")
+    assert _campaign_label(SimpleNamespace(campaign_id="c1", campaign_name=None)) == "c1"
+    assert _campaign_label(SimpleNamespace(campaign_id="", campaign_name=None)) == (
+        "(no campaign)")
