@@ -173,11 +173,17 @@ def test_meta_install_referrer_without_metas_data_attributes_nothing(sdk, meta_a
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_the_key_is_read_from_the_process_cache(live_local_caches, sdk, meta_app):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     from integrations import selectors
 
     selectors.meta_of(meta_app.id)
     assert served_from_memory(lambda: selectors.meta_of(meta_app.id))
-    assert post_install(sdk, meta_app, install_referrer=play_referrer()).status_code == 201
+    with CaptureQueriesContext(connection) as queries:
+        response = post_install(sdk, meta_app, install_referrer=play_referrer())
+    assert response.json()["data"]["mediaSource"] == "meta"
+    assert not [q for q in queries if "integrations_" in q["sql"]]
 
 
 def test_the_installs_export_carries_every_decrypted_id_and_name(sdk, owner_api, meta_app):
