@@ -77,6 +77,8 @@ class MatchType(models.TextChoices):
     DEVICE_ID = "device_id", "Device id"
     FINGERPRINT = "fingerprint", "Fingerprint"
     APPLE_ADS = "apple_ads", "Apple Ads"  # re-attributed after the waterfall (docs/apple.md)
+    # A platform saw its ad viewed, not clicked (Meta's install referrer; docs/networks.md).
+    VIEW_THROUGH = "view_through", "View-through"
     ORGANIC = "organic", "Organic"
 
 
@@ -118,6 +120,9 @@ class Install(models.Model):
     deep_link = models.JSONField(null=True, blank=True)
     # Why this verdict: method, score, matched factors, candidates and why each lost.
     decision = models.JSONField(default=dict)
+    # What a self-attributing platform's referrer said when it won (docs/networks.md):
+    # {platform, origin, touch, campaign: every id and name it gave}; null otherwise.
+    platform_metadata = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -132,6 +137,30 @@ class Install(models.Model):
 
     def __str__(self) -> str:
         return f"install {self.id} ({self.match_type})"
+
+
+class CampaignName(models.Model):
+    """A name a platform gave one of its campaigns (Meta's decrypted referrer; docs/networks.md,
+    "Reports"), so reports can label the campaign ids they count. One row per name ever seen:
+    written with the install that brought it, a repeat skipped by the unique constraint, and
+    the newest row of a campaign is its name now (a renamed campaign reads as renamed)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
+                            db_index=False, db_constraint=False)
+    media_source = models.CharField(max_length=255)
+    campaign_id = models.CharField(max_length=255)
+    name = models.CharField(max_length=255)
+    first_seen_at = models.DateTimeField(default=now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "media_source", "campaign_id", "name"],
+                                    name="campaign_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.media_source} / {self.campaign_id}: {self.name}"
 
 
 class Reengagement(models.Model):

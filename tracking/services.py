@@ -23,10 +23,18 @@ from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
 from consent import services as consent_services
 from consent.consent_data import Consent
-from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
+from tracking import (
+    attribution,
+    fingerprint,
+    partition_sql,
+    platform_referrers,
+    reattribution,
+    selectors,
+    sql,
+)
 from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
-from tracking.models import Click, Install, Reengagement
+from tracking.models import CampaignName, Click, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.useragent import device_info, os_version_of
 from tracking.waterfall_inputs import InstallSignals
@@ -134,6 +142,8 @@ class InstallReport:
     attribution_token: str = ""  # Apple's AdServices token, exchanged after the install
     consent: Consent | None = None  # `consent_data` as sent with the install
     customer_user_id: str | None = None  # the app's own user id (AppsFlyer's CUID)
+    # Meta's install referrer, read by the SDK from the Facebook or Instagram app.
+    meta_install_referrer: platform_referrers.MetaInstallReferrer | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +175,11 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
     referrer = parse_install_referrer(data.install_referrer)
+    platform = platform_referrers.platform_evidence(
+        app_id=data.app_id, platform=data.platform, install_referrer=data.install_referrer,
+        meta_install_referrer=data.meta_install_referrer)
+    if platform.play_referrer_is_metas and referrer is not None and referrer.click_id is None:
+        referrer = None  # Meta's own utm_source and utm_campaign name no campaign
     inputs = sql.attribution_inputs(
         app_id=data.app_id, device_id=device_id,
         referrer_click_id=referrer.click_id if referrer else None,
@@ -182,7 +197,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         installed_at=now, signals=signals, referrer=referrer,
         referrer_click=inputs.referrer_click, device_candidates=inputs.device_clicks,
         fingerprint_candidates=inputs.network_clicks,
-        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals))
+        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals),
+        platform_referrers=platform.referrers, view_window=platform.view_window)
     install = Install(
         app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
         platform=data.platform,
@@ -202,11 +218,18 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         # owner edits or deletes afterwards.
         deep_link=_deep_link(verdict.click.link_id) if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
+        platform_metadata=verdict.platform_metadata,
     )
     # One statement writes the install, its consent and what its subscribers add (delivery
     # rows, which read the consent from the event: the row is not written yet).
     batch = WriteBatch()
     batch.insert([install])
+    if verdict.campaign_name and install.campaign_id:
+        # In the install's statement: a name already known is skipped by its constraint.
+        batch.insert([CampaignName(
+            app_id=data.app_id, media_source=install.media_source,
+            campaign_id=install.campaign_id, name=_text(verdict.campaign_name, 255),
+            first_seen_at=now)], ignore_conflicts=True)
     if data.consent is not None:
         batch.insert([consent_services.record_row(
             app_id=data.app_id, install_id=install.id, device_id=device_id, applies_from=now,
