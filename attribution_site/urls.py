@@ -25,6 +25,7 @@ api_v1 = [
     path("", include("consent.urls")),
     path("", include("privacy.urls")),
     path("", include("integrations.urls")),
+    path("", include("fraud.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

@@ -14,6 +14,7 @@ from rest_framework import serializers
 from attribution_site.api.fields import (
     StrictBooleanField,
     StrictCharField,
+    StrictIntegerField,
     StrictSerializer,
     StrictUUIDField,
 )
@@ -22,6 +23,20 @@ from consent.serializers import ConsentDataField, ConsentOutput, consent_input
 PLATFORMS = ("ios", "android", "web")
 # App Tracking Transparency, as iOS reports it (ATTrackingManager.AuthorizationStatus).
 ATT_STATUSES = ("authorized", "denied", "restricted", "not_determined")
+
+
+# Google Play's Install Referrer API times, under its own names (docs/fraud.md, "What the SDK
+# sends"): unix seconds; 0 (what the API gives when it has no value) or null is absent.
+PLAY_TIMESTAMPS = ("referrer_click_timestamp_seconds", "install_begin_timestamp_seconds",
+                   "referrer_click_timestamp_server_seconds",
+                   "install_begin_timestamp_server_seconds")
+MAX_UNIX_SECONDS = 4_102_444_800  # 2100-01-01
+
+
+def _play_timestamp() -> StrictIntegerField:
+    return StrictIntegerField(required=False, allow_null=True, min_value=0,
+                              max_value=MAX_UNIX_SECONDS, help_text=(
+                                  "Unix seconds, as Play's Install Referrer API gives it."))
 
 
 def _optional(max_length: int) -> StrictCharField:
@@ -102,12 +117,17 @@ class InstallInput(serializers.Serializer):
     consent_data = ConsentDataField(required=False, allow_null=True)
     customer_user_id = _optional(255)  # the app's own user id (AppsFlyer's CUID)
     meta_install_referrer = MetaInstallReferrerInput(required=False, allow_null=True)
+    referrer_click_timestamp_seconds = _play_timestamp()
+    install_begin_timestamp_seconds = _play_timestamp()
+    referrer_click_timestamp_server_seconds = _play_timestamp()
+    install_begin_timestamp_server_seconds = _play_timestamp()
+    install_version = _optional(64)  # Play's version of the app when the install began
 
 
 _INSTALL_OPTIONAL = {"device_id": 64, "customer_user_id": 255, "install_referrer": 4096,
                      "screen_resolution": 32, "timezone": 64, "language": 64, "os_version": 64,
                      "device_model": 128,
-                     "attribution_token": 4096}
+                     "attribution_token": 4096, "install_version": 64}
 
 
 def _validated(data: dict, fast_check, serializer_class) -> dict:
@@ -153,6 +173,13 @@ def _install_input_fast(data: dict) -> dict | None:
                 data["att_status"] is not None and type(data["att_status"]) is not str):
             return None
         validated["att_status"] = data["att_status"]
+    for name in PLAY_TIMESTAMPS:
+        if name in data:
+            value = data[name]
+            if value is not None and (type(value) is not int
+                                      or not 0 <= value <= MAX_UNIX_SECONDS):
+                return None
+            validated[name] = value
     return _with_optional_text(validated, data, _INSTALL_OPTIONAL)
 
 
@@ -279,6 +306,37 @@ class ReengagementOutput(serializers.Serializer):
     reengaged_at = serializers.DateTimeField()
 
 
+@extend_schema_field({"type": "number", "nullable": True})
+class MeasuredValue(serializers.Field):
+    """A fraud reason's value: whole seconds or a count, as measured (never turned to float)."""
+
+    def to_representation(self, value):
+        return value
+
+
+class FraudReasonOutput(serializers.Serializer):
+    reason = serializers.CharField(help_text="The reason code, as AppsFlyer and Adjust name it.")
+    value = MeasuredValue(help_text="What was measured: seconds, or a count; null if nothing.")
+    sub_reason = serializers.CharField(help_text="Which list, flag or check matched.")
+
+
+class FraudOutput(serializers.Serializer):
+    status = serializers.CharField(help_text="clean | flagged | blocked | post_attribution")
+    reasons = FraudReasonOutput(many=True)
+
+
+@extend_schema_field(FraudOutput)
+class InstallFraudField(serializers.Field):
+    """The install's fraud verdict, from its two columns (docs/fraud.md)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, install):
+        return {"status": install.fraud_status,
+                "reasons": FraudReasonOutput(install.fraud_reasons or [], many=True).data}
+
+
 class InstallOutput(serializers.Serializer):
     id = serializers.UUIDField()
     app_id = serializers.UUIDField()
@@ -309,6 +367,8 @@ class InstallOutput(serializers.Serializer):
         "{platform, origin (play_referrer | meta_install_referrer), touch (click | view), "
         "campaign: every id and name the platform gave}. Else null."))
     reengagements = ReengagementOutput(many=True)
+    fraud = InstallFraudField(help_text=(
+        "The fraud rules' verdict and its reasons (docs/fraud.md)."))
 
 
 class InstallDetailOutput(InstallOutput):

@@ -1,0 +1,126 @@
+"""Writes of fraud protection: an app's settings, a key's signing secret, the count of
+requests refused for their signature."""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from attribution_site.api.exceptions import Unauthorized
+from delivery import crypto
+from fraud import selectors, signing, verdict
+from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret
+
+SIGNING_SECRET_BYTES = 32
+SIGNATURE_MESSAGES = {
+    signing.MISSING: "This app requires signed requests: X-Signature-Timestamp and "
+                     "X-Signature are missing.",
+    signing.MALFORMED: "X-Signature-Timestamp must be unix seconds and X-Signature "
+                       "v1=<hex HMAC-SHA256>.",
+    signing.WRONG: "X-Signature does not match the request.",
+    signing.EXPIRED: "X-Signature-Timestamp is too far from now.",
+}
+
+
+def settings_update(*, app_id: uuid.UUID, changes: dict) -> selectors.FraudSettings:
+    """Store the fields in `changes` (validated), the others kept or defaulted."""
+    with transaction.atomic():
+        row, _ = AppFraudSettings.objects.select_for_update().get_or_create(app_id=app_id)
+        for name, value in changes.items():
+            setattr(row, name, value)
+        row.save()
+    return selectors.settings_from_row(row)
+
+
+def signing_secret_create(*, app_id: uuid.UUID, key_id: str) -> str:
+    """A new signing secret for the key: 32 random bytes as hex (the HMAC key is this text's
+    UTF-8 bytes), answered once and stored encrypted."""
+    secret = secrets.token_hex(SIGNING_SECRET_BYTES)
+    SigningSecret.objects.create(key_id=key_id, app_id=app_id,
+                                 secret_encrypted=crypto.secret_encrypt(secret))
+    return secret
+
+
+def signature_refusal_count(*, app_id: uuid.UUID, day: date, sub_reason: str) -> None:
+    """One more request refused for its signature."""
+    _count(SignatureRefusal, "refusals", app_id=app_id, day=day, sub_reason=sub_reason)
+
+
+def bot_click_count(*, app_id: uuid.UUID, day: date, media_source: str, mode: str) -> None:
+    """One more click from a bot or crawler, blocked (not recorded) or flagged."""
+    _count(BotClicks, "clicks", app_id=app_id, day=day, media_source=media_source[:255],
+           mode=mode)
+
+
+def _count(model, field: str, **key) -> None:
+    """Add one to the counter row of `key`: an UPDATE, else the day's first row."""
+    if model.objects.filter(**key).update(**{field: F(field) + 1}):
+        return
+    try:
+        with transaction.atomic():
+            model.objects.create(**key, **{field: 1})
+    except IntegrityError:  # another request created it in between
+        model.objects.filter(**key).update(**{field: F(field) + 1})
+
+
+def bots_click_verdict(*, app_id: uuid.UUID, media_source: str, bot: bool) -> bool:
+    """Whether a click may be recorded under the app's bots rule; a bot's click is counted
+    (flag: recorded too; block: not). `bot` is tracking's one list's answer."""
+    if not bot:
+        return True
+    mode = selectors.settings_of(app_id).bots_mode
+    if mode == verdict.OFF:
+        return True
+    bot_click_count(app_id=app_id, day=timezone.now().date(), media_source=media_source,
+                    mode=mode)
+    return mode == verdict.FLAG
+
+
+@lru_cache(maxsize=4096)
+def _secret(encrypted: str) -> str:
+    return crypto.secret_decrypt(encrypted)
+
+
+def sdk_signature_check(client, meta: Mapping[str, Any], body: bytes) -> str | None:
+    """The SDK pipeline's signature check (apps_registry/sdk.py), from cached values only: the
+    app's signing mode and the key's secret. Enforce: a missing, malformed, wrong or expired
+    signature is a 401, counted per app and day, and nothing of the request is stored.
+    Report: the problem is returned, and the install is flagged with it. A key without a
+    secret cannot sign: in an app that asks for signatures, its requests are missing one."""
+    mode = selectors.settings_of(client.app_id).signing_mode
+    if mode == verdict.SIGNING_OFF:
+        return None
+    encrypted = selectors.signing_secret_encrypted(client.key_id)
+    problem = signing.problem(
+        secret=_secret(encrypted) if encrypted else "",
+        timestamp=meta.get("HTTP_X_SIGNATURE_TIMESTAMP"),
+        signatures=meta.get("HTTP_X_SIGNATURE"), body=body,
+        now_seconds=int(time.time()), max_age=settings.FRAUD_SIGNATURE_MAX_AGE_SECONDS)
+    if not encrypted and problem is None:
+        problem = signing.WRONG
+    if problem is None or mode == verdict.SIGNING_REPORT:
+        return problem
+    signature_refusal_count(app_id=client.app_id, day=timezone.now().date(), sub_reason=problem)
+    raise Unauthorized(SIGNATURE_MESSAGES[problem], {"X-Signature": [SIGNATURE_MESSAGES[problem]]})
+
+
+class RequestSigning:
+    """What apps_registry calls for signing keys (apps_registry/request_signing.py)."""
+
+    @staticmethod
+    def secret_issue(*, app_id: uuid.UUID, key_id: str) -> str:
+        return signing_secret_create(app_id=app_id, key_id=key_id)
+
+    @staticmethod
+    def check(client, meta: Mapping[str, Any], body: bytes) -> str | None:
+        return sdk_signature_check(client, meta, body)
