@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from tracking import fingerprint
+from tracking.google_referrer import MEDIA_SOURCE as GOOGLE, GoogleClick
 from tracking.referrer import ReferrerInfo
 from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
@@ -41,6 +42,7 @@ IOS_FINGERPRINTING_POLICIES = (IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTI
 ATT_AUTHORIZED = "authorized"
 FINGERPRINT_SKIPPED = "fingerprint skipped: tracking not authorized"
 ADDRESS_NEVER_COMPARED = "the install's address is never compared"
+GOOGLE_CLICK_STEP = "Google Ads click (gclid or gbraid) in the Play referrer"
 
 
 @dataclass(frozen=True)
@@ -119,15 +121,23 @@ def _in_window(click: ClickCandidate, installed_at: datetime, window: timedelta)
 # --- Decisions, tier by tier ----------------------------------------------------------------
 
 def referrer_match(referrer: ReferrerInfo | None, referrer_click: ClickCandidate | None, *,
-                   installed_at: datetime, window: timedelta = WINDOW) -> Match | None:
-    """Tier 1, deterministic: the referrer names our click (in the window), or names a source
-    without a click of ours."""
-    if referrer is None:
-        return None
+                   installed_at: datetime, window: timedelta = WINDOW,
+                   google: GoogleClick | None = None) -> Match | None:
+    """Tier 1, deterministic: the referrer names our click (in the window), else carries
+    Google Ads' click (gclid or gbraid: `google`), else names a source without a click of
+    ours."""
     if referrer_click is not None and _in_window(referrer_click, installed_at, window):
         return Match(INSTALL_REFERRER, 100.0,
                      {"score": 100, "factors": {"referrer_click_id": str(referrer_click.id)}},
                      click=referrer_click)
+    if google is not None:
+        # Google's campaign comes with its API's answer (google_ads); a campaign the referrer
+        # names meanwhile is kept until then.
+        return Match(INSTALL_REFERRER, 100.0, {"score": 100, "factors": google.evidence},
+                     source=ReferrerInfo(click_id=None, media_source=GOOGLE,
+                                         campaign_id=referrer.campaign_id if referrer else None))
+    if referrer is None:
+        return None
     if referrer.click_id is None and referrer.media_source:
         # A campaign link that did not pass through our redirector (utm parameters).
         return Match(INSTALL_REFERRER, 100.0,
@@ -195,11 +205,12 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
               device_candidates: Sequence[ClickCandidate],
               fingerprint_candidates: Sequence[ClickCandidate],
               ios_fingerprinting: str = IOS_FINGERPRINTING_WITH_CONSENT,
-              window: timedelta = WINDOW) -> Verdict:
-    """First matching tier wins: referrer, device id, fingerprint (when `fingerprint_allowed`
-    under the app's `ios_fingerprinting` policy), else organic."""
+              window: timedelta = WINDOW, google: GoogleClick | None = None) -> Verdict:
+    """First matching tier wins: referrer (our click, then Google's click `google`, then a
+    named source), device id, fingerprint (when `fingerprint_allowed` under the app's
+    `ios_fingerprinting` policy), else organic."""
     trail = _Trail(installed_at=installed_at, window=window)
-    match = (_referrer_tier(trail, referrer, referrer_click,
+    match = (_referrer_tier(trail, referrer, referrer_click, google=google,
                             later=[*device_candidates, *fingerprint_candidates])
              or _device_tier(trail, signals, device_candidates, later=fingerprint_candidates))
     if match is None and not fingerprint_allowed(signals, ios_fingerprinting=ios_fingerprinting):
@@ -210,11 +221,14 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
 
 
 def _referrer_tier(trail: _Trail, referrer: ReferrerInfo | None,
-                   referrer_click: ClickCandidate | None, *, later: Sequence[ClickCandidate]
-                   ) -> Match | None:
+                   referrer_click: ClickCandidate | None, *, later: Sequence[ClickCandidate],
+                   google: GoogleClick | None = None) -> Match | None:
     match = referrer_match(referrer, referrer_click, installed_at=trail.installed_at,
-                           window=trail.window)
-    if referrer is None:
+                           window=trail.window, google=google)
+    if match is not None and match.click is None and google is not None:
+        trail.step(INSTALL_REFERRER, GOOGLE_CLICK_STEP)
+        trail.beaten(later, None, "the Play referrer carried Google Ads' click")
+    elif referrer is None:
         trail.step(INSTALL_REFERRER, "no usable referrer")
     elif match is None:
         trail.step(INSTALL_REFERRER, "named click is unknown or outside the window")

@@ -26,6 +26,7 @@ from consent.consent_data import Consent
 from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
 from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
+from tracking.google_referrer import google_click
 from tracking.models import Click, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.useragent import device_info, os_version_of
@@ -182,7 +183,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         installed_at=now, signals=signals, referrer=referrer,
         referrer_click=inputs.referrer_click, device_candidates=inputs.device_clicks,
         fingerprint_candidates=inputs.network_clicks,
-        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals))
+        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals),
+        google=google_click(data.install_referrer) if data.platform == "android" else None)
     install = Install(
         app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
         platform=data.platform,
@@ -246,7 +248,9 @@ def _install_attributed(install: Install, attribution_token: str = "",
         confidence=install.confidence, is_organic=install.is_organic,
         installed_at=install.installed_at, click_id=install.click_id,
         click_time=install.attributed_touch_time, attribution_token=attribution_token,
-        consent=consent)
+        consent=consent, install_referrer=install.install_referrer,
+        os_version=install.os_version, sdk_version=install.sdk_version, ip=install.ip,
+        user_agent=install.user_agent)
 
 
 def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
@@ -327,6 +331,67 @@ def install_reattribute(*, install_id: uuid.UUID, campaign_id: str, adset: str |
             campaign_id=campaign_id, adset=adset, ad=ad, match_type=reattribution.APPLE_ADS,
             confidence=100.0, installed_at=install.installed_at, click_time=touch_time,
             reattributed_at=now, previous_media_source=install.media_source,
+            previous_campaign_id=install.campaign_id,
+            previous_match_type=install.match_type)])
+    return True
+
+
+@dataclass(frozen=True)
+class GoogleClaim:
+    """Google's answer to an install's first_open, as google_ads read it."""
+
+    campaign_id: str
+    campaign_name: str | None
+    ad_group_id: str | None
+    network: str | None
+    touch_time: datetime | None
+    evidence: dict  # Google's answer as received and as read, kept in the trail
+
+
+def install_reattribute_google(*, install_id: uuid.UUID, claim: GoogleClaim, now: datetime
+                               ) -> bool:
+    """Move a recorded install to Google Ads (`google`) on Google's claim, when
+    tracking/reattribution.py lets the claim replace what the waterfall decided; the trail gets
+    a step either way. On a move, publishes InstallReattributed inside the same transaction
+    (re-attribution webhook, the `google` postback, rollups of the days touched). Returns
+    whether the install was credited to Google (the cross-network answer tells Google so)."""
+    with transaction.atomic():
+        install = Install.objects.select_for_update().filter(id=install_id).first()
+        if install is None:  # its app was deleted meanwhile
+            return False
+        if install.match_type == reattribution.GOOGLE_ADS:
+            return True  # a second answer for the same install: it moved already
+        rule = reattribution.google_ads_replaces(
+            match_type=install.match_type, media_source=install.media_source,
+            click_id=install.click_id, touch_time=install.attributed_touch_time,
+            google_touch_time=claim.touch_time)
+        decision = dict(install.decision or {})
+        decision["steps"] = [*decision.get("steps", []), reattribution.google_ads_step(
+            campaign_id=claim.campaign_id, campaign_name=claim.campaign_name,
+            adset=claim.ad_group_id, network=claim.network, reason=rule.reason,
+            replaced=rule.replaces)]
+        decision["google_ads"] = claim.evidence
+        if not rule.replaces:
+            Install.objects.filter(id=install.id).update(decision=decision)
+            return False
+        decision["reattributed_from"] = {
+            "method": install.match_type, "media_source": install.media_source,
+            "campaign_id": install.campaign_id, "confidence": install.confidence}
+        decision.update(method=reattribution.GOOGLE_ADS, score=100)
+        touch_time = claim.touch_time or install.attributed_touch_time
+        Install.objects.filter(id=install.id).update(
+            match_type=reattribution.GOOGLE_ADS, confidence=100.0, is_organic=False,
+            media_source=reattribution.GOOGLE,
+            campaign_id=_text(claim.campaign_id, CLICK_VALUE_LENGTH),
+            adset=_text(claim.ad_group_id, CLICK_VALUE_LENGTH) or None, ad=None,
+            click_id=None, link_id=None, attributed_touch_time=touch_time, decision=decision)
+        domain_events.publish([domain_events.InstallReattributed(
+            app_id=install.app_id, install_id=install.id, device_id=install.device_id,
+            platform=install.platform, media_source=reattribution.GOOGLE,
+            campaign_id=claim.campaign_id, adset=claim.ad_group_id, ad=None,
+            match_type=reattribution.GOOGLE_ADS, confidence=100.0,
+            installed_at=install.installed_at, click_time=touch_time, reattributed_at=now,
+            previous_media_source=install.media_source,
             previous_campaign_id=install.campaign_id,
             previous_match_type=install.match_type)])
     return True
