@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "consent",
     "privacy",
     "retention",
+    "integrations",
 ]
 
 MIDDLEWARE = [
@@ -215,6 +216,24 @@ if _apple.scheme != "https" or not _apple.hostname or _apple.username or _apple.
 APPLE_ADS_TIMEOUT_SECONDS = env.int("APPLE_ADS_TIMEOUT_SECONDS", 10, minimum=1)
 # A pending claim this long past due is presumed to have lost its message and re-sent.
 APPLE_ADS_SWEEP_GRACE_SECONDS = env.int("APPLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
+
+# --- Meta and Google Ads ---------------------------------------------------------------------
+# The platforms' origins (docs/networks.md): https, without a path or credentials; tests point
+# them at local stand-ins (and REQUESTS_CA_BUNDLE at their CA).
+def _https_origin(name: str, default: str) -> str:
+    value = env.str(name, default).rstrip("/")
+    parts = urlsplit(value)
+    if (parts.scheme != "https" or not parts.hostname or parts.username or parts.password
+            or parts.path or parts.query or parts.fragment):
+        raise ImproperlyConfigured(f"{name} must be an https origin (https://host[:port]), "
+                                   f"got {value!r}")
+    return value
+
+
+GOOGLE_ADS_API_URL = _https_origin("GOOGLE_ADS_API_URL", "https://www.googleadservices.com")
+META_GRAPH_API_URL = _https_origin("META_GRAPH_API_URL", "https://graph.facebook.com")
+# The service-wide developer token Google gives an app analytics provider; empty: no claims.
+GOOGLE_ADS_DEVELOPER_TOKEN = env.str("GOOGLE_ADS_DEVELOPER_TOKEN", "")
 
 # --- Privacy --------------------------------------------------------------------------------
 # Data-subject requests' status callbacks (docs/privacy.md): the budget of one POST, in

@@ -1,0 +1,3 @@
+"""Routes of integrations, mounted under /api/v1/."""
+
+urlpatterns: list = []
