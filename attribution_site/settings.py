@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "privacy",
     "retention",
     "integrations",
+    "google_ads",
 ]
 
 MIDDLEWARE = [
@@ -234,6 +235,11 @@ GOOGLE_ADS_API_URL = _https_origin("GOOGLE_ADS_API_URL", "https://www.googleadse
 META_GRAPH_API_URL = _https_origin("META_GRAPH_API_URL", "https://graph.facebook.com")
 # The service-wide developer token Google gives an app analytics provider; empty: no claims.
 GOOGLE_ADS_DEVELOPER_TOKEN = env.str("GOOGLE_ADS_DEVELOPER_TOKEN", "")
+# Total budget of one call to Google's App Conversion API (and to Meta's Graph API for the
+# conversions sent back), in seconds.
+GOOGLE_ADS_TIMEOUT_SECONDS = env.int("GOOGLE_ADS_TIMEOUT_SECONDS", 10, minimum=1)
+# A pending Google Ads claim this long past due is presumed to have lost its message.
+GOOGLE_ADS_SWEEP_GRACE_SECONDS = env.int("GOOGLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
 # --- Privacy --------------------------------------------------------------------------------
 # Data-subject requests' status callbacks (docs/privacy.md): the budget of one POST, in
@@ -396,6 +402,8 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 3000}},
     "apple-ads-sweep": {
         "task": "apple_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
+    "google-ads-sweep": {
+        "task": "google_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
     "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
         "task": "retention.enforce", "schedule": crontab(minute=23),
         "options": {"expires": 3000}},

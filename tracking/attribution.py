@@ -20,7 +20,8 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from tracking import fingerprint
-from tracking.google_referrer import MEDIA_SOURCE as GOOGLE, GoogleClick
+from tracking.google_referrer import MEDIA_SOURCE as GOOGLE
+from tracking.google_referrer import GoogleClick
 from tracking.referrer import ReferrerInfo
 from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
