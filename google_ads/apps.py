@@ -1,7 +1,8 @@
 """The Google Ads app (docs/networks.md, "Google Ads"): asks Google's App Conversion Tracking
 and Remarketing API whether its ads brought an install, after the install is recorded, and
 tells Google whether we credited it. On start it subscribes to tracking's InstallAttributed, so
-a claim commits with the install it is about.
+a claim commits with the install it is about, and hands delivery the platforms' accounts and
+requests for the conversions sent back (google_ads/forwarding.py).
 """
 
 from django.apps import AppConfig
@@ -14,6 +15,9 @@ class GoogleAdsConfig(AppConfig):
 
     def ready(self) -> None:
         from attribution_site import domain_events
-        from google_ads import services
+        from delivery import services as delivery_services
+        from google_ads import forwarding, services
 
         domain_events.subscribe(domain_events.InstallAttributed, services.claims_for_installs)
+        delivery_services.platform_sources_register(accounts=forwarding.accounts_of,
+                                                    builder=forwarding.request_for)
