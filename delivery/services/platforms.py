@@ -126,7 +126,7 @@ def _create(events: Sequence[Any], batch: WriteBatch, *, new_installs: bool) -> 
             occurred_at=(event.installed_at if new_installs else event.occurred_at).isoformat(),
             install_id=install_id, device_id=event.device_id,
             value=None if new_installs or event.revenue_amount is None
-            else str(event.revenue_amount),
+            else format(event.revenue_amount.normalize(), "f"),
             currency=None if new_installs else event.revenue_currency,
             consent=platforms.google_consent(consent))
         skipped = bool(note)
