@@ -169,7 +169,8 @@ def _record_first_open(claim: Claim, attempt: Attempt, outcome: policy.Outcome) 
             install_id=claim.install_id, now=now, claim=tracking_services.GoogleClaim(
                 campaign_id=event.campaign_id, campaign_name=event.campaign_name,
                 ad_group_id=event.ad_group_id, network=event.network_type,
-                touch_time=event.touch_time, evidence=_evidence(verdict)))
+                touch_time=event.touch_time, evidence=_evidence(verdict),
+                metadata=_metadata(event)))
         fields.update(ad_event_id=event.ad_event_id, reattributed=credited,
                       step=Step.CROSS_NETWORK, step_offset=attempt.number)
     elif retry_in is None:
@@ -210,6 +211,15 @@ def _evidence(verdict: policy.Verdict) -> dict:
     record = asdict(verdict.ad_event)
     record["touch_time"] = record["touch_time"].isoformat() if record["touch_time"] else None
     return {"answer": verdict.answer, "read_as": record}
+
+
+def _metadata(event: policy.AdEvent) -> dict:
+    """The install's platform metadata (the shape Meta's referrer gives): Google's ids and
+    names, shown by the install API, exports and the console."""
+    fields = {name: value for name, value in asdict(event).items()
+              if name != "touch_time" and value is not None}
+    return {"platform": policy.MEDIA_SOURCE, "origin": "google_ads_api",
+            "touch": event.interaction_type or "click", "campaign": fields}
 
 
 def claims_sweep(*, now, grace_seconds: int) -> list[str]:

@@ -1,9 +1,11 @@
 """The install attribution waterfall and the re-engagement rule (spec: POST /installs). Pure: no
 ORM, no clock.
 
-First matching tier wins: install referrer (100), device id (95-100), fingerprint (60-80),
-else organic. Only clicks from the 7-day window before the install take part; within a tier the
-latest qualifying click wins, ties broken by the click id. Each tier's decision is a function of
+First matching tier wins: install referrer (100), a platform's click in its own referrer
+(Meta's, decrypted before the waterfall: 100), device id (95-100), fingerprint (60-80), a
+platform's view (Meta's view-through, within its shorter view window), else organic. Only
+clicks from the 7-day window before the install take part; within a tier the latest qualifying
+click wins, ties broken by the click id. Each tier's decision is a function of
 plain values (`referrer_match`, `device_match`, `fingerprint_match`); `attribute` runs them in
 order and writes the trail: the method, its score and factors, and every candidate considered
 with why it lost. A device that installed already re-engages through a later click
@@ -20,10 +22,8 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from tracking import fingerprint
-from tracking.google_referrer import MEDIA_SOURCE as GOOGLE
-from tracking.google_referrer import GoogleClick
 from tracking.referrer import ReferrerInfo
-from tracking.waterfall_inputs import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals, PlatformReferrer
 
 # Spec, Limits: "Click retention and attribution window". The one definition: the waterfall,
 # re-engagement and click pruning read it, and so should anything else that means the window.
@@ -34,6 +34,14 @@ MAX_TRAIL_CANDIDATES = 25
 
 INSTALL_REFERRER, DEVICE_ID, FINGERPRINT, ORGANIC = (
     "install_referrer", "device_id", "fingerprint", "organic")
+VIEW_THROUGH = "view_through"  # a platform saw its ad viewed, not clicked (Meta's referrer)
+PLATFORM_REFERRER = "platform_referrer"  # the trail's name of the platform referrers' steps
+# Meta's default view-through window (docs/networks.md); each app's integration may change it.
+VIEW_WINDOW = timedelta(hours=24)
+PLATFORM_NAMES = {"meta": "Meta", "google": "Google Ads"}
+# How each platform's referrer was read, as the trail says it: Meta's is decrypted with the
+# app's key; Google's is its click id (gclid or gbraid) in the Play referrer, in clear.
+PLATFORM_READ = {"meta": " (decrypted)", "google": " (its click id in the Play referrer)"}
 
 # An app's iOS fingerprinting policy (App.ios_fingerprinting holds one of these). Apple's
 # policy forbids fingerprinting (apps that do "may be rejected"), so by default no install whose
@@ -43,7 +51,6 @@ IOS_FINGERPRINTING_POLICIES = (IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTI
 ATT_AUTHORIZED = "authorized"
 FINGERPRINT_SKIPPED = "fingerprint skipped: tracking not authorized"
 ADDRESS_NEVER_COMPARED = "the install's address is never compared"
-GOOGLE_CLICK_STEP = "Google Ads click (gclid or gbraid) in the Play referrer"
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,8 @@ class Verdict:
     ad: str | None = None
     touch_time: datetime | None = None
     trail: dict = field(default_factory=dict)
+    # What a platform's referrer said (every decrypted id and name), when one won.
+    platform_metadata: dict | None = None
 
     @property
     def is_organic(self) -> bool:
@@ -72,6 +81,7 @@ class Match(NamedTuple):
     evidence: dict
     click: ClickCandidate | None = None
     source: ReferrerInfo | None = None
+    platform: PlatformReferrer | None = None
 
 
 # The trail has always shown the constant scores as whole numbers (100, 0) and the computed
@@ -122,23 +132,15 @@ def _in_window(click: ClickCandidate, installed_at: datetime, window: timedelta)
 # --- Decisions, tier by tier ----------------------------------------------------------------
 
 def referrer_match(referrer: ReferrerInfo | None, referrer_click: ClickCandidate | None, *,
-                   installed_at: datetime, window: timedelta = WINDOW,
-                   google: GoogleClick | None = None) -> Match | None:
-    """Tier 1, deterministic: the referrer names our click (in the window), else carries
-    Google Ads' click (gclid or gbraid: `google`), else names a source without a click of
-    ours."""
+                   installed_at: datetime, window: timedelta = WINDOW) -> Match | None:
+    """Tier 1, deterministic: the referrer names our click (in the window), or names a source
+    without a click of ours."""
+    if referrer is None:
+        return None
     if referrer_click is not None and _in_window(referrer_click, installed_at, window):
         return Match(INSTALL_REFERRER, 100.0,
                      {"score": 100, "factors": {"referrer_click_id": str(referrer_click.id)}},
                      click=referrer_click)
-    if google is not None:
-        # Google's campaign comes with its API's answer (google_ads); a campaign the referrer
-        # names meanwhile is kept until then.
-        return Match(INSTALL_REFERRER, 100.0, {"score": 100, "factors": google.evidence},
-                     source=ReferrerInfo(click_id=None, media_source=GOOGLE,
-                                         campaign_id=referrer.campaign_id if referrer else None))
-    if referrer is None:
-        return None
     if referrer.click_id is None and referrer.media_source:
         # A campaign link that did not pass through our redirector (utm parameters).
         return Match(INSTALL_REFERRER, 100.0,
@@ -146,6 +148,46 @@ def referrer_match(referrer: ReferrerInfo | None, referrer_click: ClickCandidate
                      source=referrer)
     # Our click id, but the click is gone or too old: the window rules, not the referrer.
     return None
+
+
+def platform_click_match(referrers: Sequence[PlatformReferrer], *, installed_at: datetime,
+                         window: timedelta = WINDOW) -> Match | None:
+    """Tier 2: a platform's own referrer names a click of its ad. Meta's install referrer
+    (which carries the click's time) before the Play referrer (which carries none: it is the
+    store visit of this install); a click outside the window does not count."""
+    usable = [r for r in referrers if r.click and not r.unreadable
+              and _platform_in_window(r, installed_at, window)]
+    if not usable:
+        return None
+    chosen = max(usable, key=lambda r: (r.touch_time is not None,
+                                        r.touch_time or installed_at))
+    return Match(INSTALL_REFERRER, 100.0, _platform_evidence(chosen), platform=chosen)
+
+
+def platform_view_match(referrers: Sequence[PlatformReferrer], *, installed_at: datetime,
+                        view_window: timedelta = VIEW_WINDOW) -> Match | None:
+    """The last tier before organic: a platform saw its ad viewed within the view window. Run
+    only when no click of any source qualified: a view is weaker evidence than any click."""
+    usable = [r for r in referrers if not r.click and not r.unreadable
+              and r.touch_time is not None
+              and _platform_in_window(r, installed_at, view_window)]
+    if not usable:
+        return None
+    chosen = max(usable, key=lambda r: r.touch_time)
+    return Match(VIEW_THROUGH, 100.0, _platform_evidence(chosen), platform=chosen)
+
+
+def _platform_evidence(referrer: PlatformReferrer) -> dict:
+    return {"score": 100, "factors": {
+        "platform_referrer": referrer.origin, "media_source": referrer.media_source,
+        "campaign_id": referrer.campaign_id, "touch": "click" if referrer.click else "view"}}
+
+
+def _platform_in_window(referrer: PlatformReferrer, installed_at: datetime,
+                        window: timedelta) -> bool:
+    # The Play referrer has no time of its own: it is this install's store visit.
+    return referrer.touch_time is None or (
+        installed_at - window <= referrer.touch_time <= installed_at)
 
 
 def clicks_of_device(candidates: Sequence[ClickCandidate], device_id: str | None, *,
@@ -206,30 +248,83 @@ def attribute(*, installed_at: datetime, signals: InstallSignals,
               device_candidates: Sequence[ClickCandidate],
               fingerprint_candidates: Sequence[ClickCandidate],
               ios_fingerprinting: str = IOS_FINGERPRINTING_WITH_CONSENT,
-              window: timedelta = WINDOW, google: GoogleClick | None = None) -> Verdict:
-    """First matching tier wins: referrer (our click, then Google's click `google`, then a
-    named source), device id, fingerprint (when `fingerprint_allowed` under the app's
-    `ios_fingerprinting` policy), else organic."""
+              window: timedelta = WINDOW,
+              platform_referrers: Sequence[PlatformReferrer] = (),
+              view_window: timedelta = VIEW_WINDOW) -> Verdict:
+    """First matching tier wins: referrer, a platform's click in its referrer, device id,
+    fingerprint (when `fingerprint_allowed` under the app's `ios_fingerprinting` policy), a
+    platform's view within `view_window`, else organic."""
     trail = _Trail(installed_at=installed_at, window=window)
-    match = (_referrer_tier(trail, referrer, referrer_click, google=google,
-                            later=[*device_candidates, *fingerprint_candidates])
+    later = [*device_candidates, *fingerprint_candidates]
+    match = (_referrer_tier(trail, referrer, referrer_click, later=later)
+             or _platform_click_tier(trail, platform_referrers, later=later)
              or _device_tier(trail, signals, device_candidates, later=fingerprint_candidates))
     if match is None and not fingerprint_allowed(signals, ios_fingerprinting=ios_fingerprinting):
         _fingerprint_skipped(trail, signals, fingerprint_candidates)
     elif match is None:
         match = _fingerprint_tier(trail, signals, fingerprint_candidates)
+    if match is None:
+        match = _platform_view_tier(trail, platform_referrers, view_window=view_window)
+    _platform_steps(trail, platform_referrers, match, view_window=view_window)
     return trail.verdict(match or NO_MATCH)
 
 
+def _platform_click_tier(trail: _Trail, referrers: Sequence[PlatformReferrer], *,
+                         later: Sequence[ClickCandidate]) -> Match | None:
+    match = platform_click_match(referrers, installed_at=trail.installed_at,
+                                 window=trail.window)
+    if match is not None:
+        trail.beaten(later, None, f"{_platform_name(match.platform)} install referrer "
+                                  "named the click")
+    return match
+
+
+def _platform_view_tier(trail: _Trail, referrers: Sequence[PlatformReferrer], *,
+                        view_window: timedelta) -> Match | None:
+    return platform_view_match(referrers, installed_at=trail.installed_at,
+                               view_window=view_window)
+
+
+def _platform_steps(trail: _Trail, referrers: Sequence[PlatformReferrer], match: Match | None,
+                    *, view_window: timedelta) -> None:
+    """One step per platform referrer the install carried: used, or why not."""
+    for referrer in referrers:
+        base = f"{_platform_name(referrer)} install referrer"
+        name = base + PLATFORM_READ.get(referrer.media_source, "")
+        details = {"origin": referrer.origin}
+        if referrer.unreadable:
+            trail.step(PLATFORM_REFERRER, f"{base} not used: {referrer.unreadable}", **details)
+            continue
+        kind = "click-through" if referrer.click else "view-through"
+        if match is not None and match.platform is referrer:
+            outcome = f"{name}: {kind}, matched"
+        elif referrer.click and not _platform_in_window(referrer, trail.installed_at,
+                                                        trail.window):
+            outcome = f"{name}: the click is outside the {trail.window.days}-day window"
+        elif not referrer.click and (referrer.touch_time is None or not _platform_in_window(
+                referrer, trail.installed_at, view_window)):
+            hours = int(view_window.total_seconds() // 3600)
+            outcome = f"{name}: the view is outside the {hours}-hour view window"
+        elif match is not None and match.method == INSTALL_REFERRER and match.click:
+            outcome = f"{name}: our own click id in the referrer won"
+        elif not referrer.click and match is not None:
+            outcome = (f"{name}: view-through counts only when no click "
+                       f"qualifies; {match.method} matched a click")
+        else:
+            outcome = f"{name}: another referrer won"
+        trail.step(PLATFORM_REFERRER, outcome, **details)
+
+
+def _platform_name(referrer: PlatformReferrer) -> str:
+    return PLATFORM_NAMES.get(referrer.media_source, referrer.media_source)
+
+
 def _referrer_tier(trail: _Trail, referrer: ReferrerInfo | None,
-                   referrer_click: ClickCandidate | None, *, later: Sequence[ClickCandidate],
-                   google: GoogleClick | None = None) -> Match | None:
+                   referrer_click: ClickCandidate | None, *, later: Sequence[ClickCandidate]
+                   ) -> Match | None:
     match = referrer_match(referrer, referrer_click, installed_at=trail.installed_at,
-                           window=trail.window, google=google)
-    if match is not None and match.click is None and google is not None:
-        trail.step(INSTALL_REFERRER, GOOGLE_CLICK_STEP)
-        trail.beaten(later, None, "the Play referrer carried Google Ads' click")
-    elif referrer is None:
+                           window=trail.window)
+    if referrer is None:
         trail.step(INSTALL_REFERRER, "no usable referrer")
     elif match is None:
         trail.step(INSTALL_REFERRER, "named click is unknown or outside the window")
@@ -342,6 +437,13 @@ class _Trail:
         if match.click is not None:
             return _from_click(match.method, match.confidence, match.click,
                                {**trail, "click": _describe(match.click)})
+        if match.platform is not None:
+            platform = match.platform
+            return Verdict(match_type=match.method, confidence=match.confidence,
+                           media_source=platform.media_source,
+                           campaign_id=platform.campaign_id, adset=platform.adset,
+                           ad=platform.ad, touch_time=platform.touch_time, trail=trail,
+                           platform_metadata=platform.metadata)
         source = match.source
         if source is None:
             return Verdict(match_type=match.method, confidence=match.confidence, trail=trail)

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from tracking.referrer import decode
+from tracking.waterfall_inputs import PlatformReferrer
 
 MEDIA_SOURCE = "google"
+ORIGIN = "play_referrer"
 # Google's click ids are URL-safe base64 of some dozens of characters; anything longer is not
 # one, and is not stored or sent on.
 MAX_LENGTH = 512
@@ -51,3 +53,17 @@ def _value(params: dict[str, list[str]], name: str) -> str | None:
     if not value or len(value) > MAX_LENGTH or not value.isprintable():
         return None
     return value
+
+
+def platform_referrers(raw: str | None, *, campaign_id: str | None
+                       ) -> tuple[PlatformReferrer, ...]:
+    """Google's click as the waterfall weighs a platform's referrer: a click-through whose time
+    is unknown (the Play referrer is this install's store visit), after Meta's referrers, and
+    the campaign the referrer names until Google's API names its own."""
+    click = google_click(raw)
+    if click is None:
+        return ()
+    return (PlatformReferrer(media_source=MEDIA_SOURCE, origin=ORIGIN, click=True,
+                             touch_time=None, campaign_id=campaign_id,
+                             metadata={"platform": MEDIA_SOURCE, "origin": ORIGIN,
+                                       "touch": "click", "campaign": click.evidence}),)

@@ -79,6 +79,8 @@ class MatchType(models.TextChoices):
     APPLE_ADS = "apple_ads", "Apple Ads"  # re-attributed after the waterfall (docs/apple.md)
     # Re-attributed on Google's claim (docs/networks.md, "Google Ads")
     GOOGLE_ADS = "google_ads", "Google Ads"
+    # A platform saw its ad viewed, not clicked (Meta's install referrer; docs/networks.md).
+    VIEW_THROUGH = "view_through", "View-through"
     ORGANIC = "organic", "Organic"
 
 
@@ -120,6 +122,9 @@ class Install(models.Model):
     deep_link = models.JSONField(null=True, blank=True)
     # Why this verdict: method, score, matched factors, candidates and why each lost.
     decision = models.JSONField(default=dict)
+    # What a self-attributing platform's referrer said when it won (docs/networks.md):
+    # {platform, origin, touch, campaign: every id and name it gave}; null otherwise.
+    platform_metadata = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -60,6 +60,7 @@ GOOGLE_ADS = "google_ads"  # the match type
 GOOGLE = "google"  # the media source
 INSTALL_REFERRER = "install_referrer"
 META = "meta"
+VIEW_THROUGH = "view_through"
 
 
 def google_ads_replaces(*, match_type: str, media_source: str | None,
@@ -71,11 +72,15 @@ def google_ads_replaces(*, match_type: str, media_source: str | None,
     click that opened the store, so they keep the install. Google's own click in the referrer
     (gclid) is the same claim: the answer fills in its campaign. A device-id click and Google's
     ad interaction: the later touch wins, and an unknown time keeps the install (Apple's rule).
-    Fingerprint and organic give way, being probable or nothing."""
+    Fingerprint, a platform's view-through and organic give way, being probable, a view or
+    nothing."""
     if match_type == GOOGLE_ADS:
         return Replacement(False, "already attributed to Google Ads")
     if match_type in PROBABLE_OR_NONE:
         return Replacement(True, f"Google's claim is deterministic; {match_type} was not")
+    if match_type == VIEW_THROUGH:
+        return Replacement(True, "a view-through counts only when no claim of a click "
+                                 "qualifies")
     if media_source == META:
         return Replacement(False, "Meta's install referrer decided it")
     if match_type == INSTALL_REFERRER and click_id is not None:

@@ -11,7 +11,12 @@ import uuid
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from attribution_site.api.fields import StrictCharField, StrictUUIDField
+from attribution_site.api.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictSerializer,
+    StrictUUIDField,
+)
 from consent.serializers import ConsentDataField, ConsentOutput, consent_input
 
 PLATFORMS = ("ios", "android", "web")
@@ -36,6 +41,48 @@ class RawJsonField(serializers.Field):
         return value
 
 
+# Unix seconds as Meta's content provider gives them; more than this is milliseconds (a client
+# bug the 400 names rather than a time far in the future).
+MAX_UNIX_SECONDS = 10**11
+
+
+class UnixSecondsField(serializers.IntegerField):
+    default_error_messages = {"not_seconds": "Must be a Unix time in seconds (an integer)."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int) or not 0 < data < MAX_UNIX_SECONDS:
+            self.fail("not_seconds")
+        return data
+
+
+class ClickThroughField(StrictBooleanField):
+    """Meta's content provider gives `is_ct` as 1 or 0; true and false read the same."""
+
+    default_error_messages = {"not_a_boolean": "Must be true, false, 1 or 0."}
+
+    def to_internal_value(self, data):
+        if data in (0, 1) and not isinstance(data, bool):
+            return bool(data)
+        return super().to_internal_value(data)
+
+
+class MetaInstallReferrerInput(StrictSerializer):
+    """Meta's install referrer, as the SDK reads it from the Facebook or Instagram app
+    (docs/networks.md, "Meta's own install referrer")."""
+
+    install_referrer = StrictCharField(max_length=4096, help_text=(
+        "The content provider's `install_referrer`: JSON holding Meta's encrypted campaign "
+        "data (utm_content.source.data and nonce)."))
+    is_ct = ClickThroughField(help_text="1 or true: a click-through; 0 or false: view-through.")
+    actual_timestamp = UnixSecondsField(help_text="When the click or view happened (Unix s).")
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(
+                "Must be an object: install_referrer, is_ct, actual_timestamp.")
+        return super().to_internal_value(data)
+
+
 class InstallInput(serializers.Serializer):
     app_id = StrictUUIDField()
     device_id = _optional(64)  # the column's width: longer is a 400, not a database error
@@ -54,6 +101,7 @@ class InstallInput(serializers.Serializer):
     attribution_token = _optional(4096)  # Apple's AdServices token
     consent_data = ConsentDataField(required=False, allow_null=True)
     customer_user_id = _optional(255)  # the app's own user id (AppsFlyer's CUID)
+    meta_install_referrer = MetaInstallReferrerInput(required=False, allow_null=True)
 
 
 _INSTALL_OPTIONAL = {"device_id": 64, "customer_user_id": 255, "install_referrer": 4096,
@@ -97,6 +145,8 @@ def _install_input_fast(data: dict) -> dict | None:
     sdk_version = _plain_text(sdk_version, 64)
     if not sdk_version:
         return None
+    if data.get("meta_install_referrer") is not None:
+        return None  # rare, and nested: the serializer checks it
     validated = {"app_id": app_id, "platform": platform, "sdk_version": sdk_version}
     if "att_status" in data:
         if data["att_status"] not in (*ATT_STATUSES, None, "") or (
@@ -254,6 +304,10 @@ class InstallOutput(serializers.Serializer):
         "The deep link the install was answered with (a snapshot of the link then)."))
     decision = serializers.JSONField(help_text="The decision trail: method, score, factors, "
                                      "steps, and every candidate click with why it lost.")
+    platform_metadata = serializers.JSONField(allow_null=True, help_text=(
+        "When a platform's own referrer attributed the install (Meta's, decrypted): "
+        "{platform, origin (play_referrer | meta_install_referrer), touch (click | view), "
+        "campaign: every id and name the platform gave}. Else null."))
     reengagements = ReengagementOutput(many=True)
 
 

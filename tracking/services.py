@@ -23,10 +23,18 @@ from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
 from consent import services as consent_services
 from consent.consent_data import Consent
-from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
+from tracking import (
+    attribution,
+    fingerprint,
+    google_referrer,
+    partition_sql,
+    platform_referrers,
+    reattribution,
+    selectors,
+    sql,
+)
 from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
-from tracking.google_referrer import google_click
 from tracking.models import Click, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.useragent import device_info, os_version_of
@@ -135,6 +143,8 @@ class InstallReport:
     attribution_token: str = ""  # Apple's AdServices token, exchanged after the install
     consent: Consent | None = None  # `consent_data` as sent with the install
     customer_user_id: str | None = None  # the app's own user id (AppsFlyer's CUID)
+    # Meta's install referrer, read by the SDK from the Facebook or Instagram app.
+    meta_install_referrer: platform_referrers.MetaInstallReferrer | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +176,18 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
     referrer = parse_install_referrer(data.install_referrer)
+    platform = platform_referrers.platform_evidence(
+        app_id=data.app_id, platform=data.platform, install_referrer=data.install_referrer,
+        meta_install_referrer=data.meta_install_referrer)
+    if platform.play_referrer_is_metas and referrer is not None and referrer.click_id is None:
+        referrer = None  # Meta's own utm_source and utm_campaign name no campaign
+    # Google Ads' click in the Play referrer: a platform's click, after Meta's (docs/networks.md,
+    # "Where each claim sits"); the referrer's own utm_source no longer names the source.
+    google = google_referrer.platform_referrers(
+        data.install_referrer if data.platform == "android" else "",
+        campaign_id=referrer.campaign_id if referrer else None)
+    if google and referrer is not None and referrer.click_id is None:
+        referrer = None
     inputs = sql.attribution_inputs(
         app_id=data.app_id, device_id=device_id,
         referrer_click_id=referrer.click_id if referrer else None,
@@ -184,7 +206,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         referrer_click=inputs.referrer_click, device_candidates=inputs.device_clicks,
         fingerprint_candidates=inputs.network_clicks,
         ios_fingerprinting=_ios_fingerprinting(data.app_id, signals),
-        google=google_click(data.install_referrer) if data.platform == "android" else None)
+        platform_referrers=(*platform.referrers, *google),
+        view_window=platform.view_window)
     install = Install(
         app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
         platform=data.platform,
@@ -204,6 +227,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         # owner edits or deletes afterwards.
         deep_link=_deep_link(verdict.click.link_id) if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
+        platform_metadata=verdict.platform_metadata,
     )
     # One statement writes the install, its consent and what its subscribers add (delivery
     # rows, which read the consent from the event: the row is not written yet).
@@ -346,6 +370,7 @@ class GoogleClaim:
     network: str | None
     touch_time: datetime | None
     evidence: dict  # Google's answer as received and as read, kept in the trail
+    metadata: dict  # every id and name Google gave, kept on the install when it moves
 
 
 def install_reattribute_google(*, install_id: uuid.UUID, claim: GoogleClaim, now: datetime
@@ -384,7 +409,8 @@ def install_reattribute_google(*, install_id: uuid.UUID, claim: GoogleClaim, now
             media_source=reattribution.GOOGLE,
             campaign_id=_text(claim.campaign_id, CLICK_VALUE_LENGTH),
             adset=_text(claim.ad_group_id, CLICK_VALUE_LENGTH) or None, ad=None,
-            click_id=None, link_id=None, attributed_touch_time=touch_time, decision=decision)
+            click_id=None, link_id=None, attributed_touch_time=touch_time, decision=decision,
+            platform_metadata=claim.metadata)
         domain_events.publish([domain_events.InstallReattributed(
             app_id=install.app_id, install_id=install.id, device_id=install.device_id,
             platform=install.platform, media_source=reattribution.GOOGLE,

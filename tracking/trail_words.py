@@ -25,11 +25,15 @@ from tracking.attribution import (
     INSTALL_REFERRER,
     MAX_TRAIL_CANDIDATES,
     ORGANIC,
+    PLATFORM_NAMES,
+    PLATFORM_REFERRER,
+    VIEW_THROUGH,
 )
 
 TIERS = (INSTALL_REFERRER, DEVICE_ID, FINGERPRINT)
 TIER_NAMES = {INSTALL_REFERRER: "Install referrer", DEVICE_ID: "Device id",
-              FINGERPRINT: "Fingerprint", ORGANIC: "Organic"}
+              FINGERPRINT: "Fingerprint", ORGANIC: "Organic",
+              PLATFORM_REFERRER: "Platform referrer", VIEW_THROUGH: "View-through"}
 BY_TIER = {INSTALL_REFERRER: "install referrer", DEVICE_ID: "device id",
            FINGERPRINT: "fingerprint"}
 NO_TRAIL = "No decision trail was stored with this install."
@@ -74,7 +78,11 @@ LOST_REASONS = {
     "device id matched first": "the device id matched another click first",
     "install referrer named another click": "the install referrer named another click",
     "install referrer named the source": "the install referrer named a source instead",
+    **{f"{name} install referrer named the click":
+       f"{name}'s install referrer named its own ad's click" for name in PLATFORM_NAMES.values()},
 }
+PLATFORM_ORIGINS = {"play_referrer": "in the Play install referrer",
+                    "meta_install_referrer": "in Meta's own install referrer"}
 
 
 @dataclass(frozen=True)
@@ -147,12 +155,34 @@ def _summary(decision: Mapping, losers: list[Mapping], day: date) -> str:
         if method == FINGERPRINT:
             sentence += f", score {_number(decision.get('score'))}"
         return sentence + "."
+    platform = _platform_factors(decision)
+    if platform is not None:
+        return _platform_summary(platform)
     if method == INSTALL_REFERRER:
         return (f"Matched {_named_source(decision)} by install referrer: it named the source, "
                 "not a click of ours, so the time of the touch is unknown.")
     if method:
         return f"Result: {method}."
     return NO_TRAIL
+
+
+def _platform_factors(decision: Mapping) -> Mapping | None:
+    factors = decision.get("factors")
+    if isinstance(factors, Mapping) and "platform_referrer" in factors:
+        return factors
+    return None
+
+
+def _platform_summary(factors: Mapping) -> str:
+    """'Matched meta / 654321 by Meta's install referrer (decrypted), click-through, in the
+    Play install referrer.'"""
+    source = factors.get("media_source")
+    name = PLATFORM_NAMES.get(source, str(source))
+    touch = "view-through" if factors.get("touch") == "view" else "click-through"
+    where = PLATFORM_ORIGINS.get(factors.get("platform_referrer"), "")
+    campaign = f"{source} / {factors['campaign_id']}" if factors.get("campaign_id") else source
+    return (f"Matched {campaign} by {name}'s install referrer (decrypted), {touch}"
+            f"{', ' + where if where else ''}.")
 
 
 def _organic_clause(step: Mapping, losers: list[Mapping]) -> str | None:
@@ -262,6 +292,11 @@ def _factor_words(factors: Mapping) -> list[str]:
             words.append(f"the install referrer named click {value}")
         elif name == "referrer_source":
             words.append(f"the install referrer named the source {value}")
+        elif name == "platform_referrer":
+            words.append(f"the platform's encrypted referrer {PLATFORM_ORIGINS.get(value, value)}"
+                         " decrypted with the app's key")
+        elif name in ("media_source", "campaign_id", "touch"):
+            continue  # said by the summary
         else:
             words.append(f"{_factor_phrase(name, _float(value))} {_points(value)}")
     return words

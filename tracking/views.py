@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from datetime import UTC, datetime
 from urllib.parse import parse_qsl
 
 from django.conf import settings
@@ -29,6 +30,7 @@ from tracking import redirects, selectors, services
 from tracking.click_intake import click_from_request
 from tracking.click_values import MAX_LENGTH, click_values
 from tracking.event_batch import check_batch
+from tracking.platform_referrers import MetaInstallReferrer
 from tracking.serializers import (
     AttributionResult,
     EventBatchInput,
@@ -119,12 +121,21 @@ class InstallReportView(SdkView):
                 att_status=data.get("att_status") or "",
                 attribution_token=data.get("attribution_token") or "",
                 customer_user_id=data.get("customer_user_id") or None,
+                meta_install_referrer=_meta_install_referrer(data.get("meta_install_referrer")),
                 ip=request_client_ip(request) or None,
                 user_agent=request.META.get("HTTP_USER_AGENT", ""),
                 consent=data["consent"]),
             now=timezone.now())
         return Response(install_answer(outcome), status=status.HTTP_201_CREATED
                         if outcome.created else status.HTTP_200_OK)
+
+
+def _meta_install_referrer(value: dict | None) -> MetaInstallReferrer | None:
+    if value is None:
+        return None
+    return MetaInstallReferrer(
+        install_referrer=value["install_referrer"], is_ct=value["is_ct"],
+        actual_timestamp=datetime.fromtimestamp(value["actual_timestamp"], tz=UTC))
 
 
 class InstallsView(WithSdkPost, OrganizationScopedView):

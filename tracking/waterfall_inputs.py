@@ -41,3 +41,20 @@ class InstallSignals:
     device_model: str = ""
     language: str = ""
     att_status: str = ""  # iOS App Tracking Transparency as the SDK sent it; "" when it did not
+
+
+@dataclass(frozen=True)
+class PlatformReferrer:
+    """A self-attributing platform's install referrer as the install service read it before
+    the waterfall (Meta's: found in the Play referrer or Meta's own, decrypted with the app's
+    key). `unreadable` says why one that is there cannot be used; then nothing else is set."""
+
+    media_source: str
+    origin: str  # which referrer: "play_referrer" or "meta_install_referrer"
+    click: bool = True  # click-through; False: the ad was only viewed
+    touch_time: datetime | None = None  # when the platform says the click or view happened
+    campaign_id: str | None = None
+    adset: str | None = None
+    ad: str | None = None
+    metadata: dict | None = None  # every id and name the platform gave
+    unreadable: str = ""

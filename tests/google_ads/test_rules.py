@@ -16,10 +16,10 @@ from google_ads import policy, protocol
 from google_ads.policy import CrossNetwork, Outcome, Reading, State, Step
 from tests.google_ads.conftest import AD_EVENT, ATTRIBUTED, NOT_ATTRIBUTED
 from tracking.attribution import attribute
-from tracking.google_referrer import google_click
+from tracking.google_referrer import google_click, platform_referrers
 from tracking.reattribution import google_ads_replaces
 from tracking.referrer import parse_install_referrer
-from tracking.waterfall_inputs import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals, PlatformReferrer
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 ANDROID = InstallSignals(platform="android", device_id="gaid-1", ip="81.2.69.7",
@@ -220,13 +220,24 @@ def click(minutes_ago=30, **overrides) -> ClickCandidate:
     return ClickCandidate(**values)
 
 
-def run(raw_referrer: str, **kwargs):
-    defaults = dict(installed_at=NOW, signals=ANDROID,
-                    referrer=parse_install_referrer(raw_referrer), referrer_click=None,
+def run(raw_referrer: str, *, meta: tuple[PlatformReferrer, ...] = (), **kwargs):
+    """As the install service calls the waterfall: Google's click is a platform referrer
+    after Meta's, and the Play referrer's own source no longer counts when it carries it."""
+    referrer = parse_install_referrer(raw_referrer)
+    google = platform_referrers(raw_referrer,
+                                campaign_id=referrer.campaign_id if referrer else None)
+    if google and referrer is not None and referrer.click_id is None:
+        referrer = None
+    defaults = dict(installed_at=NOW, signals=ANDROID, referrer=referrer, referrer_click=None,
                     device_candidates=[], fingerprint_candidates=[],
-                    google=google_click(raw_referrer))
+                    platform_referrers=(*meta, *google))
     defaults.update(kwargs)
     return attribute(**defaults)
+
+
+def meta_click(touch_time=None) -> PlatformReferrer:
+    return PlatformReferrer(media_source="meta", origin="play_referrer", click=True,
+                            touch_time=touch_time, campaign_id="654321")
 
 
 def test_our_own_click_id_beats_googles_click_in_the_same_referrer():
@@ -235,25 +246,33 @@ def test_our_own_click_id_beats_googles_click_in_the_same_referrer():
     assert verdict.click == ours and verdict.media_source == "network_a"
 
 
+def test_metas_referrer_beats_googles_click():
+    assert run("gclid=Cj0K", meta=(meta_click(),)).media_source == "meta"
+    timed = run("gclid=Cj0K", meta=(meta_click(NOW - timedelta(hours=2)),))
+    assert (timed.media_source, timed.campaign_id) == ("meta", "654321")
+
+
 def test_googles_click_beats_a_device_id_click():
     device = click(minutes_ago=5, advertising_id="gaid-1")
     verdict = run("gclid=Cj0K&utm_source=google&utm_campaign=spring",
                   device_candidates=[device])
     assert (verdict.match_type, verdict.media_source, verdict.campaign_id) == (
         "install_referrer", "google", "spring")
-    assert verdict.trail["factors"] == {"gclid": "Cj0K"}
-    assert verdict.trail["steps"][0]["outcome"] == (
-        "Google Ads click (gclid or gbraid) in the Play referrer")
+    assert verdict.platform_metadata["campaign"] == {"gclid": "Cj0K"}
+    steps = [s["outcome"] for s in verdict.trail["steps"]]
+    assert ("Google Ads install referrer (its click id in the Play referrer): click-through, "
+            "matched") in steps
     assert verdict.trail["candidates"][0]["lost_because"] == (
-        "the Play referrer carried Google Ads' click")
+        "Google Ads install referrer named the click")
 
 
 def test_googles_click_beats_a_fingerprint_click():
     verdict = run("gbraid=0AAA", fingerprint_candidates=[click(minutes_ago=2)])
-    assert verdict.media_source == "google" and verdict.trail["factors"] == {"gbraid": "0AAA"}
+    assert verdict.media_source == "google"
+    assert verdict.platform_metadata["campaign"] == {"gbraid": "0AAA"}
 
 
-def test_googles_click_beats_a_named_source_without_a_click():
+def test_googles_click_beats_the_named_source_of_its_own_referrer():
     verdict = run("gclid=Cj0K&utm_source=newsletter")
     assert verdict.media_source == "google"
 
@@ -274,6 +293,7 @@ TOUCH = NOW - timedelta(hours=1)
     ("fingerprint", "network_a", uuid.uuid4(), TOUCH, None, True),
     ("install_referrer", "network_a", uuid.uuid4(), TOUCH, NOW, False),  # our own click id
     ("install_referrer", "meta", None, None, NOW, False),  # Meta's install referrer
+    ("view_through", "meta", None, TOUCH, NOW, True),  # a view gives way to a claim
     ("install_referrer", "google", None, None, NOW, True),  # Google's own click: fill it in
     ("install_referrer", "newsletter", None, None, NOW, False),  # times cannot be compared
     ("device_id", "network_a", uuid.uuid4(), TOUCH, NOW, True),  # Google's touch is later
