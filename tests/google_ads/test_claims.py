@@ -81,6 +81,8 @@ def test_a_google_ads_install_is_reattributed_and_google_hears_it_was_credited(
         "Google Ads: the App Conversion API attributed this install to campaign 123456789 "
         "(My App Campaign), ad group 987654321, network Search; re-attributed")
     assert install.decision["google_ads"]["read_as"]["campaign_name"] == "My App Campaign"
+    assert install.platform_metadata["campaign"]["campaign_name"] == "My App Campaign"
+    assert install.platform_metadata["campaign"]["network_type"] == "Search"
     hook = json.loads(Delivery.objects.get(event_type="re-attribution").body)
     assert hook["data"]["media_source"] == "google"
     assert hook["data"]["campaign_id"] == "123456789"
