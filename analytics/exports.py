@@ -43,7 +43,8 @@ BOOL = {True: "true", False: "false", None: None}
 INSTALL_HEADER = ["install_id", "installed_at", "device_id", "platform", "match_type",
                   "confidence", "is_organic", "media_source", "campaign_id", "adset", "ad",
                   "click_id", "attributed_touch_time", "sdk_version", "os_version",
-                  "device_model", "gdpr_applies", "ad_user_data", "ad_personalization"]
+                  "device_model", "gdpr_applies", "ad_user_data", "ad_personalization",
+                  "platform_metadata"]
 # Installs whose consent is read with one query (docs/privacy.md, "Consent").
 CONSENT_CHUNK_ROWS = 2_000
 EVENT_HEADER = ["event_id", "client_event_id", "occurred_at", "received_at", "event_name",
@@ -91,10 +92,11 @@ def installs_csv(*, period: Period) -> Iterator[bytes]:
         [install_id, installed_at, _text(device_id), _text(platform), match_type, confidence,
          BOOL[is_organic], _text(media_source), _text(campaign_id), _text(adset), _text(ad),
          click_id, touch_time, _text(sdk_version), _text(os_version), _text(device_model),
-         *_consent_cells(consent)]
+         *_consent_cells(consent), platform_metadata]
         for (install_id, installed_at, device_id, platform, match_type, confidence, is_organic,
              media_source, campaign_id, adset, ad, click_id, touch_time, sdk_version,
-             os_version, device_model), consent in _with_consent(period.app_id, rows)))
+             os_version, device_model, platform_metadata), consent
+        in _with_consent(period.app_id, rows)))
 
 
 def _with_consent(app_id: uuid.UUID, rows: Iterator[tuple]) -> Iterator[tuple]:

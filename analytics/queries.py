@@ -34,6 +34,7 @@ from analytics.models import (
 )
 from analytics.money import Money, RateBook
 from analytics.rollups import TOUCHPOINT_WINDOW
+from tracking import selectors as tracking_selectors
 
 HUNDRED = Decimal(100)
 RETENTION_DAYS = (1, 7, 30)
@@ -200,6 +201,7 @@ class Performance:
     clicks: int = 0
     revenue: Money = field(default_factory=Money)
     cost: Money = field(default_factory=Money)
+    campaign_name: str | None = None  # as the platform named it (Meta's referrer), if known
 
     @property
     def conversion_rate(self) -> Decimal | None:
@@ -224,8 +226,17 @@ def sources(*, period: Period, currency: str) -> list[Performance]:
 
 
 def campaigns(*, period: Period, currency: str) -> list[Performance]:
-    """One row per (media source, campaign) of attributed installs, clicks and imported cost."""
-    return _performance(period=period, currency=currency, by_campaign=True)
+    """One row per (media source, campaign) of attributed installs, clicks and imported cost,
+    labelled with the campaign's name where a platform gave one."""
+    return with_campaign_names(
+        _performance(period=period, currency=currency, by_campaign=True), app_id=period.app_id)
+
+
+def with_campaign_names(rows: list[Performance], *, app_id: uuid.UUID) -> list[Performance]:
+    names = tracking_selectors.campaign_names(app_id=app_id)
+    for row in rows:
+        row.campaign_name = names.get((row.media_source or "", row.campaign_id or ""))
+    return rows
 
 
 def _performance(*, period: Period, currency: str, by_campaign: bool) -> list[Performance]:

@@ -66,6 +66,8 @@ def performance(*, period: Period, currency: str, by_campaign: bool,
             rows.append(paid[key])
         paid[key].installs += credited.credited_installs
         paid[key].revenue.merge(credited.credited_revenue)
+    if by_campaign:
+        queries.with_campaign_names(rows, app_id=period.app_id)
     return sorted(rows, key=lambda r: (ORDER[r.source_type], -r.installs, r.media_source or "",
                                        r.campaign_id or ""))
 

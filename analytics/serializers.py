@@ -240,11 +240,14 @@ class SourcesOutput(HeaderOutput):
 
 class CampaignOutput(SourceOutput):
     campaign_id = serializers.CharField()
+    campaign_name = serializers.CharField(allow_null=True, help_text=(
+        "The campaign's name as its platform gave it (Meta's install referrer), or null."))
 
     def to_representation(self, instance):
         body = super().to_representation(instance)
         return {"media_source": body.pop("media_source"),
-                "campaign_id": body.pop("campaign_id"), **body}
+                "campaign_id": body.pop("campaign_id"),
+                "campaign_name": body.pop("campaign_name"), **body}
 
 
 class CampaignsOutput(HeaderOutput):

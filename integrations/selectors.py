@@ -89,3 +89,9 @@ def _google(config: GoogleAdsConfig) -> GoogleAdsIntegration | None:
     except SecretUnreadable:
         return None
     return GoogleAdsIntegration(link_id=link_id, event_mapping=dict(config.event_mapping))
+
+
+def configs_of(*, app_id: uuid.UUID) -> tuple[MetaConfig | None, GoogleAdsConfig | None]:
+    """The stored rows, for the dashboard (which shows what is set, never a secret)."""
+    return (MetaConfig.objects.filter(app_id=app_id).first(),
+            GoogleAdsConfig.objects.filter(app_id=app_id).first())

@@ -17,20 +17,42 @@ GOOGLE_ADS = "google_ads"
 KINDS = (META, GOOGLE_ADS)
 
 
-def meta_integration_set(*, app_id: uuid.UUID, meta_app_id: str, decryption_key: str,
-                         access_token: str | None = None,
+class MissingSecret(ValueError):
+    """A first set-up without the secret it cannot work without (`field` names it)."""
+
+    def __init__(self, field: str):
+        super().__init__(field)
+        self.field = field
+
+
+# A secret a PUT leaves out stays as stored: the console never shows secrets again, so an edit
+# of the event mapping must not make the owner paste the key once more.
+KEEP = None
+
+
+def meta_integration_set(*, app_id: uuid.UUID, meta_app_id: str,
+                         decryption_key: str | None = KEEP,
+                         access_token: str | None = KEEP, remove_access_token: bool = False,
                          event_mapping: dict[str, str] | None = None,
                          view_window_hours: int = META_VIEW_WINDOW_DEFAULT_HOURS) -> MetaConfig:
-    """Create or replace the app's Meta integration (a PUT: every field as given)."""
-    key = decryption_key.lower()
+    """Create or replace the app's Meta integration. A secret given as KEEP stays as stored
+    (MissingSecret when there is none yet); `remove_access_token` drops the token."""
     with transaction.atomic():
-        config, _ = MetaConfig.objects.select_for_update().get_or_create(
-            app_id=app_id, defaults={"decryption_key_encrypted": "", "decryption_key_last4": ""})
+        config = MetaConfig.objects.select_for_update().filter(app_id=app_id).first()
+        if config is None:
+            if decryption_key is KEEP:
+                raise MissingSecret("install_referrer_decryption_key")
+            config = MetaConfig(app_id=app_id)
         config.meta_app_id = meta_app_id
-        config.decryption_key_encrypted = secret_encrypt(key)
-        config.decryption_key_last4 = key[-4:]
-        config.access_token_encrypted = secret_encrypt(access_token) if access_token else ""
-        config.access_token_last4 = access_token[-4:] if access_token else ""
+        if decryption_key is not KEEP:
+            key = decryption_key.lower()
+            config.decryption_key_encrypted = secret_encrypt(key)
+            config.decryption_key_last4 = key[-4:]
+        if remove_access_token:
+            config.access_token_encrypted, config.access_token_last4 = "", ""
+        elif access_token is not KEEP:
+            config.access_token_encrypted = secret_encrypt(access_token)
+            config.access_token_last4 = access_token[-4:]
         config.event_mapping = dict(event_mapping or {})
         config.view_window_hours = view_window_hours
         config.updated_at = timezone.now()
@@ -38,14 +60,18 @@ def meta_integration_set(*, app_id: uuid.UUID, meta_app_id: str, decryption_key:
     return config
 
 
-def google_ads_integration_set(*, app_id: uuid.UUID, link_id: str,
+def google_ads_integration_set(*, app_id: uuid.UUID, link_id: str | None = KEEP,
                                event_mapping: dict[str, str] | None = None) -> GoogleAdsConfig:
-    """Create or replace the app's Google Ads integration."""
+    """Create or replace the app's Google Ads integration; a link id given as KEEP stays."""
     with transaction.atomic():
-        config, _ = GoogleAdsConfig.objects.select_for_update().get_or_create(
-            app_id=app_id, defaults={"link_id_encrypted": "", "link_id_last4": ""})
-        config.link_id_encrypted = secret_encrypt(link_id)
-        config.link_id_last4 = link_id[-4:]
+        config = GoogleAdsConfig.objects.select_for_update().filter(app_id=app_id).first()
+        if config is None:
+            if link_id is KEEP:
+                raise MissingSecret("link_id")
+            config = GoogleAdsConfig(app_id=app_id)
+        if link_id is not KEEP:
+            config.link_id_encrypted = secret_encrypt(link_id)
+            config.link_id_last4 = link_id[-4:]
         config.event_mapping = dict(event_mapping or {})
         config.updated_at = timezone.now()
         config.save()

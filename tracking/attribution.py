@@ -66,6 +66,7 @@ class Verdict:
     trail: dict = field(default_factory=dict)
     # What a platform's referrer said (every decrypted id and name), when one won.
     platform_metadata: dict | None = None
+    campaign_name: str | None = None  # the platform's name of `campaign_id`, when it gave one
 
     @property
     def is_organic(self) -> bool:
@@ -443,7 +444,8 @@ class _Trail:
                            media_source=platform.media_source,
                            campaign_id=platform.campaign_id, adset=platform.adset,
                            ad=platform.ad, touch_time=platform.touch_time, trail=trail,
-                           platform_metadata=platform.metadata)
+                           platform_metadata=platform.metadata,
+                           campaign_name=platform.campaign_name)
         source = match.source
         if source is None:
             return Verdict(match_type=match.method, confidence=match.confidence, trail=trail)

@@ -141,6 +141,30 @@ class Install(models.Model):
         return f"install {self.id} ({self.match_type})"
 
 
+class CampaignName(models.Model):
+    """A name a platform gave one of its campaigns (Meta's decrypted referrer; docs/networks.md,
+    "Reports"), so reports can label the campaign ids they count. One row per name ever seen:
+    written with the install that brought it, a repeat skipped by the unique constraint, and
+    the newest row of a campaign is its name now (a renamed campaign reads as renamed)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+",
+                            db_index=False, db_constraint=False)
+    media_source = models.CharField(max_length=255)
+    campaign_id = models.CharField(max_length=255)
+    name = models.CharField(max_length=255)
+    first_seen_at = models.DateTimeField(default=now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "media_source", "campaign_id", "name"],
+                                    name="campaign_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.media_source} / {self.campaign_id}: {self.name}"
+
+
 class Reengagement(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")

@@ -80,5 +80,6 @@ def _referrer(origin: str, found: meta_referrer.Ciphertext | meta_referrer.Unrea
     return PlatformReferrer(
         media_source=META, origin=origin, click=click, touch_time=touch_time,
         campaign_id=result.campaign_id, adset=result.adset, ad=result.ad,
+        campaign_name=result.campaign_name,
         metadata={"platform": META, "origin": origin,
                   "touch": "click" if click else "view", "campaign": result.fields})

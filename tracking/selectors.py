@@ -15,9 +15,19 @@ from decimal import Decimal
 from django.db.models import Count, Q, QuerySet, Sum
 
 from tracking.attribution import usable_device_id
-from tracking.models import Event, Install
+from tracking.models import CampaignName, Event, Install
 
 DEVICE_ID_LENGTH = Install._meta.get_field("device_id").max_length
+
+
+def campaign_names(*, app_id: uuid.UUID) -> dict[tuple[str, str], str]:
+    """(media source, campaign id) -> the newest name a platform gave it, for the reports."""
+    names: dict[tuple[str, str], str] = {}
+    for media_source, campaign_id, name in (
+            CampaignName.objects.filter(app_id=app_id).order_by("first_seen_at", "id")
+            .values_list("media_source", "campaign_id", "name")):
+        names[(media_source, campaign_id)] = name
+    return names
 
 
 def install_for_device(*, app_id: uuid.UUID, device_id: str) -> Install | None:

@@ -35,7 +35,7 @@ from tracking import (
 )
 from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
-from tracking.models import Click, Install, Reengagement
+from tracking.models import CampaignName, Click, Install, Reengagement
 from tracking.referrer import parse_install_referrer
 from tracking.useragent import device_info, os_version_of
 from tracking.waterfall_inputs import InstallSignals
@@ -233,6 +233,12 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     # rows, which read the consent from the event: the row is not written yet).
     batch = WriteBatch()
     batch.insert([install])
+    if verdict.campaign_name and install.campaign_id:
+        # In the install's statement: a name already known is skipped by its constraint.
+        batch.insert([CampaignName(
+            app_id=data.app_id, media_source=install.media_source,
+            campaign_id=install.campaign_id, name=_text(verdict.campaign_name, 255),
+            first_seen_at=now)], ignore_conflicts=True)
     if data.consent is not None:
         batch.insert([consent_services.record_row(
             app_id=data.app_id, install_id=install.id, device_id=device_id, applies_from=now,

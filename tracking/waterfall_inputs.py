@@ -57,4 +57,5 @@ class PlatformReferrer:
     adset: str | None = None
     ad: str | None = None
     metadata: dict | None = None  # every id and name the platform gave
+    campaign_name: str | None = None  # its name of `campaign_id`
     unreadable: str = ""

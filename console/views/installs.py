@@ -56,6 +56,32 @@ class InstallListPage(ReportReads, AppPage):
         return install if install is not None and install.app_id == self.app.id else None
 
 
+# Meta's campaign metadata by its own names, in the order of its levels (docs/networks.md).
+PLATFORM_FIELD_LABELS = {
+    "account_id": "Ad account id", "campaign_group_id": "Campaign id (Meta's campaign group)",
+    "campaign_group_name": "Campaign name", "campaign_id": "Ad set id (Meta's campaign)",
+    "campaign_name": "Ad set name", "adgroup_id": "Ad id (Meta's ad group)",
+    "adgroup_name": "Ad name", "ad_id": "Meta ad id", "ad_objective_name": "Objective",
+    "publisher_platform": "Publisher platform"}
+PLATFORM_ORIGINS = {"play_referrer": "the Play install referrer",
+                    "meta_install_referrer": "Meta's install referrer (Facebook or Instagram app)"}
+
+
+def platform_fields(metadata: dict | None) -> dict | None:
+    """What a platform's referrer said, as the install page lists it: where it came from,
+    click or view, and every id and name (labelled, known ones first)."""
+    if not isinstance(metadata, dict):
+        return None
+    campaign = metadata.get("campaign") if isinstance(metadata.get("campaign"), dict) else {}
+    known = [(label, campaign[name]) for name, label in PLATFORM_FIELD_LABELS.items()
+             if name in campaign]
+    others = [(name, value) for name, value in campaign.items()
+              if name not in PLATFORM_FIELD_LABELS]
+    return {"origin": PLATFORM_ORIGINS.get(metadata.get("origin"), metadata.get("origin")),
+            "touch": "view-through" if metadata.get("touch") == "view" else "click-through",
+            "fields": known + others}
+
+
 class InstallDetailPage(ReportReads, AppPage):
     section = "installs"
 
@@ -71,4 +97,5 @@ class InstallDetailPage(ReportReads, AppPage):
                                  reverse=True),
             events=selectors.events_of_install(install_id=install.id, limit=EVENTS_SHOWN),
             consent=consent_selectors.consent_of(app_id=install.app_id, install_id=install.id,
-                                                 device_id=install.device_id)))
+                                                 device_id=install.device_id),
+            platform_fields=platform_fields(install.platform_metadata)))

@@ -165,14 +165,20 @@ class PerformancePage(ReportPage):
         return f"{name} / {row.campaign_id}" if self.by_campaign else name
 
     def cells(self, row, currency: str) -> dict:
-        names = [source_name(row)] + ([row.campaign_id or "(no campaign)"]
-                                      if self.by_campaign else [])
+        names = [source_name(row)] + ([_campaign_label(row)] if self.by_campaign else [])
         figures = [tables.count(row.installs), tables.count(row.clicks),
                    tables.percent(row.conversion_rate),
                    tables.money(row.cost.amount if row.cost.known else None, currency),
                    tables.money(row.cpi, currency), tables.money(row.revenue.amount, currency),
                    tables.percent(row.roas)]
         return {"names": names, "figures": figures, "type": row.source_type}
+
+
+def _campaign_label(row) -> str:
+    """'Summer sale (654321)' when the platform named the campaign, else its id."""
+    if not row.campaign_id:
+        return "(no campaign)"
+    return f"{row.campaign_name} ({row.campaign_id})" if row.campaign_name else row.campaign_id
 
 
 class SourcesPage(PerformancePage):

@@ -107,21 +107,25 @@ def test_sources_add_up_to_the_dashboard(owner_api, scenario):
 def test_campaigns_with_cost_cpi_and_roas(owner_api, scenario):
     data = get(owner_api, "campaigns", scenario.range)
     assert data["campaigns"] == [
-        {"media_source": "facebook", "campaign_id": "fb_c1", "source_type": "paid",
+        {"media_source": "facebook", "campaign_id": "fb_c1", "campaign_name": None,
+         "source_type": "paid",
          "installs": 1, "clicks": 3, "conversion_rate": 33.33, "revenue": 8.89,
          "cost": 30.0, "cpi": 30.0, "roas": 29.63, "unconverted_revenue": [],
          "unconverted_cost": []},
-        {"media_source": "facebook", "campaign_id": "fb_c2", "source_type": "paid",
+        {"media_source": "facebook", "campaign_id": "fb_c2", "campaign_name": None,
+         "source_type": "paid",
          "installs": 1, "clicks": 1, "conversion_rate": 100.0, "revenue": 20.0,
          "cost": 22.22, "cpi": 22.22, "roas": 90.0, "unconverted_revenue": [],
          "unconverted_cost": []},
-        {"media_source": "google", "campaign_id": "g_c1", "source_type": "paid",
+        {"media_source": "google", "campaign_id": "g_c1", "campaign_name": None,
+         "source_type": "paid",
          "installs": 1, "clicks": 2, "conversion_rate": 50.0, "revenue": 5.0,
          "cost": 10.0, "cpi": 10.0, "roas": 50.0, "unconverted_revenue": [],
          "unconverted_cost": []},
         # An install without any click, and a cost only in a currency without a rate: the
         # cost is unknown (null), not zero, and shown apart.
-        {"media_source": "google", "campaign_id": "g_c2", "source_type": "paid",
+        {"media_source": "google", "campaign_id": "g_c2", "campaign_name": None,
+         "source_type": "paid",
          "installs": 1, "clicks": 0, "conversion_rate": None, "revenue": 0.0,
          "cost": None, "cpi": None, "roas": None, "unconverted_revenue": [],
          "unconverted_cost": [{"currency": "JPY", "amount": 5.0}]},

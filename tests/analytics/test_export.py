@@ -34,7 +34,8 @@ def test_installs_export_has_one_row_per_install_oldest_first(owner_api, scenari
     assert rows[0] == ["install_id", "installed_at", "device_id", "platform", "match_type",
                        "confidence", "is_organic", "media_source", "campaign_id", "adset",
                        "ad", "click_id", "attributed_touch_time", "sdk_version", "os_version",
-                       "device_model", "gdpr_applies", "ad_user_data", "ad_personalization"]
+                       "device_model", "gdpr_applies", "ad_user_data", "ad_personalization",
+                       "platform_metadata"]
     expected = []
     for key in ("B", "C", "A", "E", "F", "D"):
         i = scenario.installs[key]
@@ -43,7 +44,8 @@ def test_installs_export_has_one_row_per_install_oldest_first(owner_api, scenari
             "0.0" if i.is_organic else "100.0", "true" if i.is_organic else "false",
             i.media_source or "", i.campaign_id or "", "", "", str(i.click_id or ""),
             iso(i.attributed_touch_time) if i.attributed_touch_time else "", "1.0.0", "", "",
-            "", "", ""])  # no consent was ever sent: unknown
+            "", "", "",  # no consent was ever sent: unknown
+            ""])  # no platform's referrer attributed it
     assert rows[1:] == expected
     assert rows[1][1].endswith("T09:00:00.000Z")
 

@@ -157,6 +157,16 @@ EXAMPLES: dict[str, Example] = {
     "webhooks_destroy": Example(path={"webhook_id": "webhook_id"}),
     "webhooks_test_create": Example(path={"webhook_id": "webhook_id"}),
     "webhooks_logs_retrieve": Example(query=app_query(limit=10)),
+    # Integrations (Meta, Google Ads)
+    "integrations_list": Example(path=APP),
+    "integrations_meta_set": Example(path=APP, body={
+        "meta_app_id": "1234567890", "install_referrer_decryption_key": "ab" * 32,
+        "access_token": "EAAB0123456789abcdef",
+        "event_mapping": {"purchase": "fb_mobile_purchase"}}),
+    "integrations_meta_remove": Example(path=APP),
+    "integrations_google_ads_set": Example(path=APP, body={
+        "link_id": "A1B2C3D4E5F60718", "event_mapping": {"purchase": "in_app_purchase"}}),
+    "integrations_google_ads_remove": Example(path=APP),
     # Data-subject requests (OpenDSR)
     "privacy_requests_create": Example(body=lambda w: {
         "subject_request_id": "0f8e7d6c-5b4a-4398-8776-655443322110",

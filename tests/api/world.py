@@ -72,6 +72,11 @@ def build() -> World:
                                  format="json"))["schema"]
     made(owner_api.put(f"/api/v1/apps/{app.id}/ad-networks/com.example",
                        {"name": "Example Network"}, format="json"), 200)
+    made(owner_api.put(f"/api/v1/apps/{app.id}/integrations/meta", {
+        "meta_app_id": "1234567890", "install_referrer_decryption_key": "cd" * 32},
+        format="json"), 200)
+    made(owner_api.put(f"/api/v1/apps/{app.id}/integrations/google_ads",
+                       {"link_id": "F1E2D3C4B5A69788"}, format="json"), 200)
     made(owner_api.post("/api/v1/costs", {"app_id": str(app.id), "rows": [
         {"date": str(date.today() - timedelta(days=1)), "media_source": "network_a",
          "campaign_id": "summer", "cost": "12.50", "currency": "USD"}]}, format="json"), 200)

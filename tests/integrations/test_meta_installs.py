@@ -177,3 +177,42 @@ def test_the_key_is_read_from_the_process_cache(live_local_caches, sdk, meta_app
     selectors.meta_of(meta_app.id)
     assert served_from_memory(lambda: selectors.meta_of(meta_app.id))
     assert post_install(sdk, meta_app, install_referrer=play_referrer()).status_code == 201
+
+
+def test_the_installs_export_carries_every_decrypted_id_and_name(sdk, owner_api, meta_app):
+    import csv
+    import io
+
+    post_install(sdk, meta_app, install_referrer=play_referrer(), device_id="gaid-1")
+    today = timezone.now().date()
+    response = owner_api.get("/api/v1/analytics/export", {
+        "app_id": str(meta_app.id), "type": "installs", "start_date": f"{today}T00:00:00Z",
+        "end_date": f"{today + timedelta(days=1)}T00:00:00Z"})
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [(r["media_source"], r["campaign_id"], r["adset"], r["ad"]) for r in rows] == [
+        ("meta", "654321", "987654", "54321")]
+    assert json.loads(rows[0]["platform_metadata"])["campaign"] == EXAMPLE_CAMPAIGN
+
+
+def test_reports_label_metas_campaign_with_its_name(sdk, owner_api, meta_app):
+    post_install(sdk, meta_app, install_referrer=play_referrer(), device_id="gaid-1")
+    post_install(sdk, meta_app, install_referrer=play_referrer(), device_id="gaid-2")
+    today = timezone.now().date()
+    period = {"app_id": str(meta_app.id), "start_date": f"{today}T00:00:00Z",
+              "end_date": f"{today + timedelta(days=1)}T00:00:00Z"}
+    report = owner_api.get("/api/v1/analytics/campaigns", period).json()["data"]
+    meta = [row for row in report["campaigns"] if row["media_source"] == "meta"]
+    assert [(r["campaign_id"], r["campaign_name"], r["installs"]) for r in meta] == [
+        ("654321", "Adams Test Campaign Group", 2)]
+
+
+def test_a_renamed_campaign_reads_as_renamed(meta_app):
+    from tracking import selectors as tracking_selectors
+    from tracking.models import CampaignName
+
+    now = timezone.now()
+    CampaignName.objects.create(app=meta_app, media_source="meta", campaign_id="1",
+                                name="Old", first_seen_at=now - timedelta(days=1))
+    CampaignName.objects.create(app=meta_app, media_source="meta", campaign_id="1",
+                                name="New", first_seen_at=now)
+    assert tracking_selectors.campaign_names(app_id=meta_app.id) == {("meta", "1"): "New"}

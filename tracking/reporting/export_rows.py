@@ -38,7 +38,7 @@ class IsoUtc(Func):
 INSTALL_EXPORT_FIELDS = (
     "id", "installed_at", "device_id", "platform", "match_type", "confidence", "is_organic",
     "media_source", "campaign_id", "adset", "ad", "click_id", "attributed_touch_time",
-    "sdk_version", "os_version", "device_model")
+    "sdk_version", "os_version", "device_model", "platform_metadata")
 EVENT_EXPORT_FIELDS = (
     "id", "event_id", "occurred_at", "received_at", "event_name", "device_id", "install_id",
     "session_id", "revenue_amount", "revenue_currency", "properties")
@@ -52,6 +52,7 @@ _AS_TEXT = {
     "received_at": IsoUtc("received_at"),
     # The JSON as stored, as text: decoding it only to encode it again would halve the speed.
     "properties": Cast("properties", TextField()),
+    "platform_metadata": Cast("platform_metadata", TextField()),
 }
 
 

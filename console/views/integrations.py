@@ -1,0 +1,138 @@
+"""An app's integrations with Meta and Google Ads (docs/networks.md), under its settings: what
+is set (a secret only by its last 4 characters, never shown again), and for an organization's
+admins the forms that set them up, checked by the API's serializers and written by its
+services. A secret left empty stays as it is."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect, render
+
+from accounts.models import User
+from attribution_site.api.exceptions import ApiError, ValidationFailed
+from console.forms import BOOLEAN, INTEGER, TEXT, FormProblem, form_data, validated
+from console.pages import AppPage
+from integrations import selectors, services
+from integrations.models import META_VIEW_WINDOW_DEFAULT_HOURS
+from integrations.serializers import GoogleAdsIntegrationInput, MetaIntegrationInput
+
+META_FIELDS = {"meta_app_id": TEXT, "install_referrer_decryption_key": TEXT,
+               "access_token": TEXT, "remove_access_token": BOOLEAN,
+               "view_window_hours": INTEGER}
+GOOGLE_FIELDS = {"link_id": TEXT}
+MAPPING = "event_mapping"
+LABELS = {"meta_app_id": "Meta app id",
+          "install_referrer_decryption_key": "Install Referrer Decryption Key",
+          "access_token": "Access token", "view_window_hours": "View-through window",
+          "link_id": "Link id", MAPPING: "Events sent"}
+
+
+def mapping_from_text(text: str) -> tuple[dict[str, str], list[str]]:
+    """'purchase = fb_mobile_purchase', one per line, as the API's event_mapping object (the
+    API's rules then check each name), and what is wrong with the lines that say no such
+    thing."""
+    mapping, problems = {}, []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        ours, sign, theirs = line.partition("=")
+        if not sign or not ours.strip() or not theirs.strip():
+            problems.append(f"Line {number}: write our event name = the platform's event name.")
+            continue
+        mapping[ours.strip()] = theirs.strip()
+    return mapping, problems
+
+
+def validated_with_mapping(serializer_class, data: dict, text: str) -> dict:
+    """The serializer's validated data; the mapping's line problems join its errors."""
+    mapping, problems = mapping_from_text(text)
+    details = {}
+    try:
+        clean = validated(serializer_class, {**data, MAPPING: mapping})
+    except ValidationFailed as error:
+        details = dict(error.details)
+    if problems:
+        details[MAPPING] = problems
+    if details:
+        raise ValidationFailed(f"Invalid input: {', '.join(sorted(details))}.", details)
+    return clean
+
+
+def mapping_as_text(mapping: dict | None) -> str:
+    return "\n".join(f"{ours} = {theirs}" for ours, theirs in (mapping or {}).items())
+
+
+class IntegrationsPage(AppPage):
+    template = "console/apps/integrations.html"
+    section = "settings"
+    names = {services.META: "Meta", services.GOOGLE_ADS: "Google Ads"}
+
+    @property
+    def is_admin(self) -> bool:
+        return getattr(self.request.user, "role", None) == User.Role.ADMIN
+
+    def page(self, request, *, problem=None, kind="", values=None, status=200):
+        meta, google = selectors.configs_of(app_id=self.app.id)
+        meta_values = values if kind == services.META else {
+            "meta_app_id": meta.meta_app_id if meta else "",
+            "view_window_hours": meta.view_window_hours if meta else META_VIEW_WINDOW_DEFAULT_HOURS,
+            MAPPING: mapping_as_text(meta.event_mapping if meta else None)}
+        google_values = values if kind == services.GOOGLE_ADS else {
+            MAPPING: mapping_as_text(google.event_mapping if google else None)}
+        errors = problem.fields if problem else {}
+        return render(request, self.template, self.context(
+            meta=meta, google=google, meta_values=meta_values, google_values=google_values,
+            meta_errors=errors if kind == services.META else {},
+            google_errors=errors if kind == services.GOOGLE_ADS else {},
+            key_required=meta is None, link_required=google is None,
+            problem=problem, is_admin=self.is_admin), status=status)
+
+    def get(self, request, app_id):
+        return self.page(request)
+
+    def post(self, request, app_id):
+        if not self.is_admin:
+            raise PermissionDenied("Only an organization's admins set up integrations.")
+        action = request.POST.get("action", "")
+        kind = action.removeprefix("remove_")
+        if kind not in services.KINDS:
+            return redirect("console:integrations", app_id=self.app.id)
+        if action.startswith("remove_"):
+            services.integration_delete(app_id=self.app.id, kind=kind)
+            messages.success(request, f"Removed the {self.names[kind]} integration.")
+            return redirect("console:integrations", app_id=self.app.id)
+        # Shown again as typed, except the secrets: a page never holds one.
+        typed = {name: request.POST.get(name, "")
+                 for name in ("meta_app_id", "view_window_hours", MAPPING)}
+        try:
+            self.save(kind, request.POST)
+        except ApiError as error:
+            return self.page(request, problem=FormProblem(error, LABELS), kind=kind,
+                             values=typed, status=error.status)
+        messages.success(request, f"Saved the {self.names[kind]} integration.")
+        return redirect("console:integrations", app_id=self.app.id)
+
+    def save(self, kind: str, post) -> None:
+        text = post.get(MAPPING, "")
+        try:
+            if kind == services.META:
+                data = form_data(post, META_FIELDS)
+                remove_token = data.pop("remove_access_token")
+                clean = validated_with_mapping(MetaIntegrationInput, data, text)
+                services.meta_integration_set(
+                    app_id=self.app.id, meta_app_id=clean["meta_app_id"],
+                    decryption_key=clean.get("install_referrer_decryption_key"),
+                    access_token=clean.get("access_token"),
+                    remove_access_token=remove_token, event_mapping=clean[MAPPING],
+                    view_window_hours=clean.get("view_window_hours",
+                                                META_VIEW_WINDOW_DEFAULT_HOURS))
+            else:
+                clean = validated_with_mapping(GoogleAdsIntegrationInput,
+                                               form_data(post, GOOGLE_FIELDS), text)
+                services.google_ads_integration_set(
+                    app_id=self.app.id, link_id=clean.get("link_id"),
+                    event_mapping=clean[MAPPING])
+        except services.MissingSecret as exc:
+            raise ValidationFailed(f"Invalid input: {exc.field}.", {exc.field: [
+                "Required to set up the integration."]}) from None
