@@ -417,6 +417,13 @@ def install_reattribute_google(*, install_id: uuid.UUID, claim: GoogleClaim, now
             adset=_text(claim.ad_group_id, CLICK_VALUE_LENGTH) or None, ad=None,
             click_id=None, link_id=None, attributed_touch_time=touch_time, decision=decision,
             platform_metadata=claim.metadata)
+        if claim.campaign_name:
+            # Reports label Google's campaign with it (a name already known is skipped).
+            CampaignName.objects.bulk_create([CampaignName(
+                app_id=install.app_id, media_source=reattribution.GOOGLE,
+                campaign_id=_text(claim.campaign_id, CLICK_VALUE_LENGTH),
+                name=_text(claim.campaign_name, 255), first_seen_at=now)],
+                ignore_conflicts=True)
         domain_events.publish([domain_events.InstallReattributed(
             app_id=install.app_id, install_id=install.id, device_id=install.device_id,
             platform=install.platform, media_source=reattribution.GOOGLE,

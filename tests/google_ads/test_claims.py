@@ -32,7 +32,7 @@ from tests.google_ads.conftest import (
     google,
     record_click,
 )
-from tracking.models import Install
+from tracking.models import CampaignName, Install
 
 pytestmark = pytest.mark.django_db
 
@@ -83,6 +83,7 @@ def test_a_google_ads_install_is_reattributed_and_google_hears_it_was_credited(
     assert install.decision["google_ads"]["read_as"]["campaign_name"] == "My App Campaign"
     assert install.platform_metadata["campaign"]["campaign_name"] == "My App Campaign"
     assert install.platform_metadata["campaign"]["network_type"] == "Search"
+    assert CampaignName.objects.get().name == "My App Campaign"  # reports label it
     hook = json.loads(Delivery.objects.get(event_type="re-attribution").body)
     assert hook["data"]["media_source"] == "google"
     assert hook["data"]["campaign_id"] == "123456789"
