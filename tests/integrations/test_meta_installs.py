@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.utils import timezone
 
+from analytics import rollups
 from integrations import services as integration_services
 from tests.conftest import served_from_memory
 from tests.integrations.test_meta_referrer import (
@@ -197,6 +198,7 @@ def test_the_installs_export_carries_every_decrypted_id_and_name(sdk, owner_api,
 def test_reports_label_metas_campaign_with_its_name(sdk, owner_api, meta_app):
     post_install(sdk, meta_app, install_referrer=play_referrer(), device_id="gaid-1")
     post_install(sdk, meta_app, install_referrer=play_referrer(), device_id="gaid-2")
+    rollups.rebuild_app(app_id=meta_app.id)
     today = timezone.now().date()
     period = {"app_id": str(meta_app.id), "start_date": f"{today}T00:00:00Z",
               "end_date": f"{today + timedelta(days=1)}T00:00:00Z"}
