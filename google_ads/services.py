@@ -218,8 +218,9 @@ def _metadata(event: policy.AdEvent) -> dict:
     names, shown by the install API, exports and the console."""
     fields = {name: value for name, value in asdict(event).items()
               if name != "touch_time" and value is not None}
+    view = "view" in (event.interaction_type or "").lower()
     return {"platform": policy.MEDIA_SOURCE, "origin": "google_ads_api",
-            "touch": event.interaction_type or "click", "campaign": fields}
+            "touch": "view" if view else "click", "campaign": fields}
 
 
 def claims_sweep(*, now, grace_seconds: int) -> list[str]:
