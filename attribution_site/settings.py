@@ -235,8 +235,8 @@ GOOGLE_ADS_API_URL = _https_origin("GOOGLE_ADS_API_URL", "https://www.googleadse
 META_GRAPH_API_URL = _https_origin("META_GRAPH_API_URL", "https://graph.facebook.com")
 # The service-wide developer token Google gives an app analytics provider; empty: no claims.
 GOOGLE_ADS_DEVELOPER_TOKEN = env.str("GOOGLE_ADS_DEVELOPER_TOKEN", "")
-# Total budget of one call to Google's App Conversion API (and to Meta's Graph API for the
-# conversions sent back), in seconds.
+# Total budget of one call of a Google Ads claim, in seconds (the conversions sent back to
+# Google and Meta are deliveries: DELIVERY_TIMEOUT_SECONDS).
 GOOGLE_ADS_TIMEOUT_SECONDS = env.int("GOOGLE_ADS_TIMEOUT_SECONDS", 10, minimum=1)
 # A pending Google Ads claim this long past due is presumed to have lost its message.
 GOOGLE_ADS_SWEEP_GRACE_SECONDS = env.int("GOOGLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
