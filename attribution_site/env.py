@@ -7,6 +7,7 @@ stops start-up with a message naming the variable, instead of running with a sil
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -73,3 +74,14 @@ class Env:
                 f"{name} must be one of {', '.join(sorted(choices))}, got {value!r}"
             )
         return value.upper()
+
+    def https_origin(self, name: str, default: str) -> str:
+        """An https origin (https://host[:port]), without a path or credentials: where the
+        service calls a platform (tests point it at a local stand-in)."""
+        value = self.str(name, default).rstrip("/")
+        parts = urlsplit(value)
+        if (parts.scheme != "https" or not parts.hostname or parts.username or parts.password
+                or parts.path or parts.query or parts.fragment):
+            raise ImproperlyConfigured(f"{name} must be an https origin (https://host[:port]), "
+                                       f"got {value!r}")
+        return value

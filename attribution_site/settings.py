@@ -221,18 +221,8 @@ APPLE_ADS_SWEEP_GRACE_SECONDS = env.int("APPLE_ADS_SWEEP_GRACE_SECONDS", 60, min
 # --- Meta and Google Ads ---------------------------------------------------------------------
 # The platforms' origins (docs/networks.md): https, without a path or credentials; tests point
 # them at local stand-ins (and REQUESTS_CA_BUNDLE at their CA).
-def _https_origin(name: str, default: str) -> str:
-    value = env.str(name, default).rstrip("/")
-    parts = urlsplit(value)
-    if (parts.scheme != "https" or not parts.hostname or parts.username or parts.password
-            or parts.path or parts.query or parts.fragment):
-        raise ImproperlyConfigured(f"{name} must be an https origin (https://host[:port]), "
-                                   f"got {value!r}")
-    return value
-
-
-GOOGLE_ADS_API_URL = _https_origin("GOOGLE_ADS_API_URL", "https://www.googleadservices.com")
-META_GRAPH_API_URL = _https_origin("META_GRAPH_API_URL", "https://graph.facebook.com")
+GOOGLE_ADS_API_URL = env.https_origin("GOOGLE_ADS_API_URL", "https://www.googleadservices.com")
+META_GRAPH_API_URL = env.https_origin("META_GRAPH_API_URL", "https://graph.facebook.com")
 # The service-wide developer token Google gives an app analytics provider; empty: no claims.
 GOOGLE_ADS_DEVELOPER_TOKEN = env.str("GOOGLE_ADS_DEVELOPER_TOKEN", "")
 # Total budget of one call of a Google Ads claim, in seconds (the conversions sent back to

@@ -138,6 +138,10 @@ dependencies {{
 }}
 // AndroidManifest.xml (Android 13+ hands out the advertising id only with it):
 // <uses-permission android:name="com.google.android.gms.permission.AD_ID" />
+// For Meta's install referrer (Meta ads only), let the app see Meta's apps:
+// <queries><package android:name="com.facebook.katana" /></queries>
+// <queries><package android:name="com.instagram.android" /></queries>
+// <queries><package android:name="com.facebook.lite" /></queries>
 
 // Attribution.kt
 package {kotlin_package(target.package_name)}
@@ -155,6 +159,8 @@ const val BASE_URL = {kotlin_string(_base(target))}
 const val APP_ID = {kotlin_string(target.app_id)}
 const val API_KEY = {kotlin_string(API_KEY_PLACEHOLDER)}  // shown once, when the key was created
 const val SDK_VERSION = {kotlin_string(SDK_VERSION)}
+// Meta's app id when the app runs Meta ads (the console: app > Settings > Integrations); "" if not.
+const val META_APP_ID = ""
 const val MAX_ATTEMPTS = 6
 
 /** The service refused the request (a 4xx other than 429): sending it again would fail again. */
@@ -209,6 +215,7 @@ private fun send(path: String, body: JSONObject): Answer {{
 
 
 _ANDROID_INSTALL = """import android.content.Context
+import android.net.Uri
 import android.os.Build
 import com.android.installreferrer.api.InstallReferrerClient
 import com.android.installreferrer.api.InstallReferrerStateListener
@@ -244,6 +251,34 @@ suspend fun playInstallReferrer(context: Context): String? = suspendCancellableC
     })
 }
 
+/** Meta's install referrer, read from the Facebook, Instagram or Facebook Lite app (it covers
+ *  view-through and installs in a later session than the ad's click, which the Play referrer
+ *  does not), or null: no Meta app, no Meta ad, or no META_APP_ID. Sent as it is read: the
+ *  service decrypts it with the app's key (docs/networks.md). */
+fun metaInstallReferrer(context: Context): JSONObject? {
+    if (META_APP_ID.isEmpty()) return null
+    val providers = listOf("com.facebook.katana.provider.InstallReferrerProvider",
+                           "com.instagram.contentprovider.InstallReferrerProvider",
+                           "com.facebook.lite.provider.InstallReferrerProvider")
+    val authority = providers.firstOrNull {
+        context.packageManager.resolveContentProvider(it, 0) != null
+    } ?: return null
+    val uri = Uri.parse("content://$authority/$META_APP_ID")
+    val projection = arrayOf("install_referrer", "is_ct", "actual_timestamp")
+    return runCatching {
+        context.contentResolver.query(uri, projection, null, null, null)?.use { cursor ->
+            if (!cursor.moveToFirst()) return@use null
+            val referrer = cursor.getString(cursor.getColumnIndexOrThrow("install_referrer"))
+                ?: return@use null
+            JSONObject()
+                .put("install_referrer", referrer)
+                .put("is_ct", cursor.getInt(cursor.getColumnIndexOrThrow("is_ct")))
+                .put("actual_timestamp",
+                     cursor.getLong(cursor.getColumnIndexOrThrow("actual_timestamp")))
+        }
+    }.getOrNull()
+}
+
 /** The advertising id (GAID), or null when the user opted out or Play services are missing. */
 suspend fun advertisingId(context: Context): String? = withContext(Dispatchers.IO) {
     runCatching { AdvertisingIdClient.getAdvertisingIdInfo(context) }.getOrNull()
@@ -266,6 +301,7 @@ suspend fun reportInstall(context: Context): JSONObject? {
         .put("timezone", TimeZone.getDefault().id)
     deviceId?.let { body.put("device_id", it) }
     playInstallReferrer(context)?.let { body.put("install_referrer", it) }
+    metaInstallReferrer(context)?.let { body.put("meta_install_referrer", it) }
     val data = postJson("/api/v1/installs", body).getJSONObject("data")
     prefs.edit().putBoolean("install_reported", true).putString("device_id", deviceId).apply()
     return data

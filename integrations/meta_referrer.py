@@ -75,8 +75,8 @@ class MetaCampaign:
 def find(referrer: str | None) -> Ciphertext | Unreadable | None:
     """Meta's ciphertext in an install referrer (a Play referrer's query string, or the JSON
     Meta's install referrer holds); None when the referrer carries no Meta data."""
-    if not referrer or not referrer.strip():
-        return None
+    if not referrer or ("utm_content" not in referrer and '"source"' not in referrer):
+        return None  # most installs' referrers: no parsing on the install path
     text = referrer.strip()
     content = _utm_content(text)
     if content is None:

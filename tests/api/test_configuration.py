@@ -73,3 +73,19 @@ def test_a_default_report_currency_that_does_not_exist_stops_start_up():
     assert result.returncode != 0
     assert "ANALYTICS_DEFAULT_CURRENCY must be an ISO 4217 code such as USD, got 'XYZ'" \
         in result.stderr
+
+
+@pytest.mark.parametrize("raw", ["http://graph.facebook.com", "https://graph.facebook.com/v19.0",
+                                 "https://user:pw@graph.facebook.com", "graph.facebook.com",
+                                 "https://", "https://graph.facebook.com?x=1"])
+def test_a_platforms_origin_must_be_https_without_a_path(raw):
+    with pytest.raises(ImproperlyConfigured, match="META_GRAPH_API_URL"):
+        Env({"META_GRAPH_API_URL": raw}).https_origin("META_GRAPH_API_URL", "https://x.example")
+
+
+def test_a_platforms_origin_defaults_and_loses_its_trailing_slash():
+    env = Env({"GOOGLE_ADS_API_URL": "https://127.0.0.1:8443/"})
+    assert env.https_origin("GOOGLE_ADS_API_URL", "https://www.googleadservices.com") == (
+        "https://127.0.0.1:8443")
+    assert Env({}).https_origin("META_GRAPH_API_URL", "https://graph.facebook.com") == (
+        "https://graph.facebook.com")

@@ -30,6 +30,7 @@ from tracking.serializers import (
     DeepLinkResult,
     EventBatchInput,
     InstallInput,
+    MetaInstallReferrerInput,
 )
 
 APP_ID = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
@@ -153,9 +154,12 @@ def swift_body_keys(text: str) -> set[str]:
 
 def test_the_kotlin_install_sends_the_play_referrer_and_only_fields_the_api_reads():
     text = steps("android")["android-install"].text
-    sent = kotlin_body_keys(text)
+    meta = text[text.index("fun metaInstallReferrer"):text.index("fun advertisingId")]
+    assert kotlin_body_keys(meta) == fields(MetaInstallReferrerInput)
+    sent = kotlin_body_keys(text.replace(meta, ""))
     assert sent <= fields(InstallInput)
-    assert {"app_id", "platform", "sdk_version", "install_referrer", "device_id"} <= sent
+    assert {"app_id", "platform", "sdk_version", "install_referrer", "device_id",
+            "meta_install_referrer"} <= sent
     assert "InstallReferrerClient" in text and "installReferrer.installReferrer" in text
     # The referrer's timestamps are named only to say they are not sent.
     assert "referrerClickTimestampSeconds" in text

@@ -158,3 +158,18 @@ def test_every_bad_google_ads_field_is_a_400_naming_it(owner_api, app, field, va
 
 def test_a_body_that_is_not_an_object_is_a_400(owner_api, app):
     assert owner_api.put(url(app, "meta"), [1], format="json").status_code == 400
+
+
+def test_the_admin_lists_integrations_without_their_secrets(client, owner_api, app):
+    from accounts.models import User
+
+    owner_api.put(url(app, "meta"), META, format="json")
+    owner_api.put(url(app, "google_ads"), GOOGLE, format="json")
+    client.force_login(User.objects.create_superuser("ops@example.com", "operator-password"))
+    for config in (MetaConfig.objects.get(), GoogleAdsConfig.objects.get()):
+        listing = f"/admin/integrations/{type(config).__name__.lower()}/"
+        for page in (listing, f"{listing}{config.pk}/change/"):
+            html = client.get(page).content.decode()
+            assert KEY.lower() not in html.lower() and TOKEN not in html
+            assert GOOGLE["link_id"] not in html
+            assert config.app.name in html

@@ -173,11 +173,17 @@ def test_meta_install_referrer_without_metas_data_attributes_nothing(sdk, meta_a
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_the_key_is_read_from_the_process_cache(live_local_caches, sdk, meta_app):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     from integrations import selectors
 
     selectors.meta_of(meta_app.id)
     assert served_from_memory(lambda: selectors.meta_of(meta_app.id))
-    assert post_install(sdk, meta_app, install_referrer=play_referrer()).status_code == 201
+    with CaptureQueriesContext(connection) as queries:
+        response = post_install(sdk, meta_app, install_referrer=play_referrer())
+    assert response.json()["data"]["mediaSource"] == "meta"
+    assert not [q for q in queries if "integrations_" in q["sql"]]
 
 
 def test_the_installs_export_carries_every_decrypted_id_and_name(sdk, owner_api, meta_app):
@@ -218,3 +224,15 @@ def test_a_renamed_campaign_reads_as_renamed(meta_app):
     CampaignName.objects.create(app=meta_app, media_source="meta", campaign_id="1",
                                 name="New", first_seen_at=now)
     assert tracking_selectors.campaign_names(app_id=meta_app.id) == {("meta", "1"): "New"}
+
+
+def test_done_when_metas_example_shows_its_names_in_the_console(client, owner, sdk, meta_app):
+    data = post_install(sdk, meta_app, install_referrer=play_referrer()).json()["data"]
+    assert (data["mediaSource"], data["campaignId"]) == ("meta", "654321")
+    client.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
+    html = client.get(f"/console/apps/{meta_app.id}/installs/{data['installId']}"
+                      ).content.decode()
+    for shown in ("Meta's campaign (decrypted)", "Adams Test Campaign Group",
+                  "Adams Test Campaign", "Adams Test Ad Group", "APP_INSTALLS",
+                  "Meta install referrer (decrypted): click-through, matched."):
+        assert shown in html, shown
