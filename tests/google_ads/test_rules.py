@@ -17,8 +17,9 @@ from google_ads.policy import CrossNetwork, Outcome, Reading, State, Step
 from tests.google_ads.conftest import AD_EVENT, ATTRIBUTED, NOT_ATTRIBUTED
 from tracking.attribution import attribute
 from tracking.google_referrer import google_click, platform_referrers
-from tracking.reattribution import google_ads_replaces
+from tracking.reattribution import google_ads_replaces, google_ads_step
 from tracking.referrer import parse_install_referrer
+from tracking.trail_words import trail_in_words
 from tracking.waterfall_inputs import ClickCandidate, InstallSignals, PlatformReferrer
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -308,3 +309,23 @@ def test_where_googles_claim_stands(match_type, media_source, click_id, touch, g
                                google_touch_time=google_touch)
     assert rule.replaces is replaces, rule.reason
 
+
+
+# --- The trail in words ------------------------------------------------------------------------
+
+def test_the_trail_says_in_words_that_googles_claim_moved_the_install():
+    decision = {"steps": [google_ads_step(campaign_id="1", campaign_name="Spring", adset="2",
+                                          network="Search", reason="why", replaced=True)],
+                "method": "google_ads", "reattributed_from": {"method": "fingerprint"}}
+    told = trail_in_words(decision, installed_at=NOW)
+    assert told.summary == ("Re-attributed to Google Ads on Google's claim after the install "
+                            "(its App Conversion API); the waterfall had said fingerprint.")
+    assert told.steps[-1].tier == "Google Ads"
+
+
+def test_the_trail_says_in_words_that_googles_click_matched():
+    verdict = run("gclid=Cj0K&utm_source=google&utm_campaign=spring")
+    told = trail_in_words(verdict.trail, installed_at=NOW)
+    assert told.summary == ("Matched google / spring by Google Ads' install referrer (its "
+                            "click id in the Play referrer), click-through, in the Play "
+                            "install referrer.")
