@@ -50,12 +50,20 @@ class InstallAttributed:
     rejected_media_source: str | None = None
     rejected_campaign_id: str | None = None
     rejected_click_time: datetime | None = None
+    # What a platform's claim reports about the device (google_ads): the Play referrer as
+    # sent (its gclid), the versions, and the device's address and User-Agent.
+    install_referrer: str = ""
+    os_version: str = ""
+    sdk_version: str = ""
+    ip: str | None = field(default=None, repr=False)
+    user_agent: str = ""
 
 
 @dataclass(frozen=True)
 class InstallReattributed:
     """A recorded install whose attribution changed after the fact: Apple's attribution API
-    said it came from Apple Ads (apple_ads). The values are the new attribution; `previous_*`
+    said it came from Apple Ads (apple_ads), or Google's App Conversion API claimed it
+    (google_ads). The values are the new attribution; `previous_*`
     what the waterfall had decided."""
 
     app_id: uuid.UUID

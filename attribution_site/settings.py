@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "retention",
     "integrations",
     "fraud",
+    "google_ads",
 ]
 
 MIDDLEWARE = [
@@ -225,6 +226,11 @@ GOOGLE_ADS_API_URL = env.https_origin("GOOGLE_ADS_API_URL", "https://www.googlea
 META_GRAPH_API_URL = env.https_origin("META_GRAPH_API_URL", "https://graph.facebook.com")
 # The service-wide developer token Google gives an app analytics provider; empty: no claims.
 GOOGLE_ADS_DEVELOPER_TOKEN = env.str("GOOGLE_ADS_DEVELOPER_TOKEN", "")
+# Total budget of one call of a Google Ads claim, in seconds (the conversions sent back to
+# Google and Meta are deliveries: DELIVERY_TIMEOUT_SECONDS).
+GOOGLE_ADS_TIMEOUT_SECONDS = env.int("GOOGLE_ADS_TIMEOUT_SECONDS", 10, minimum=1)
+# A pending Google Ads claim this long past due is presumed to have lost its message.
+GOOGLE_ADS_SWEEP_GRACE_SECONDS = env.int("GOOGLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
 # --- Privacy --------------------------------------------------------------------------------
 # Data-subject requests' status callbacks (docs/privacy.md): the budget of one POST, in
@@ -396,6 +402,8 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 3000}},
     "apple-ads-sweep": {
         "task": "apple_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
+    "google-ads-sweep": {
+        "task": "google_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
     "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
         "task": "retention.enforce", "schedule": crontab(minute=23),
         "options": {"expires": 3000}},

@@ -74,6 +74,8 @@ urlpatterns = [
     path("apps/<uuid:app_id>/sdk", sdk.SdkSetupPage.as_view(), name="sdk"),
     path("apps/<uuid:app_id>/deliveries", deliveries.DeliveriesPage.as_view(),
          name="deliveries"),
+    path("apps/<uuid:app_id>/deliveries/<str:platform>/log",
+         deliveries.PlatformLogPage.as_view(), name="platform-log"),
     _delivery_path("new", deliveries.ConfigCreatePage, "delivery-new"),
     _delivery_path("<uuid:config_id>/edit", deliveries.ConfigEditPage, "delivery-edit"),
     _delivery_path("<uuid:config_id>/active", deliveries.ConfigActivePage, "delivery-active"),

@@ -22,6 +22,8 @@ class DeliveryConfig(AppConfig):
             (domain_events.InstallReattributed, services.deliveries_for_reattributions),
             (domain_events.InstallReengaged, services.deliveries_for_reengagements),
             (domain_events.EventTracked, services.deliveries_for_events),
+            (domain_events.InstallAttributed, services.platform_deliveries_for_installs),
+            (domain_events.EventTracked, services.platform_deliveries_for_events),
         )
         for event_type, handler in subscriptions:
             domain_events.subscribe(event_type, handler)

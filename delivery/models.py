@@ -85,6 +85,10 @@ class Webhook(models.Model):
 class Kind(models.TextChoices):
     POSTBACK = "postback"
     WEBHOOK = "webhook"
+    # Conversions sent back to the platforms (docs/networks.md, "Sending conversions"): no
+    # configuration row; the app's integration is read when the delivery is sent.
+    GOOGLE_ADS = "google_ads"
+    META = "meta"
 
 
 class State(models.TextChoices):
@@ -101,7 +105,7 @@ class Delivery(models.Model):
     # The message id: the webhook envelope's `id` and `webhook-id`, the same on every retry.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     # SET_NULL keeps the history of a deleted configuration; an open delivery without one is
     # cancelled when its turn comes.
     postback = models.ForeignKey(PostbackConfig, null=True, blank=True,
@@ -134,6 +138,9 @@ class Delivery(models.Model):
             models.UniqueConstraint(
                 fields=["webhook", "event_type", "source_id"], name="delivery_once_webhook",
                 condition=models.Q(is_test=False, webhook__isnull=False)),
+            models.UniqueConstraint(
+                fields=["app", "kind", "event_type", "source_id"], name="delivery_once_platform",
+                condition=models.Q(kind__in=["google_ads", "meta"])),
         ]
         indexes = [
             # Small: only open deliveries are in it. The sweep reads nothing else.
@@ -154,7 +161,9 @@ class Delivery(models.Model):
 
     @property
     def configuration_id(self) -> uuid.UUID | None:
-        return self.postback_id if self.kind == Kind.POSTBACK else self.webhook_id
+        if self.kind == Kind.POSTBACK:
+            return self.postback_id
+        return self.webhook_id if self.kind == Kind.WEBHOOK else None
 
 
 class DeliveryAttempt(models.Model):
@@ -164,7 +173,7 @@ class DeliveryAttempt(models.Model):
     delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
     # Copied from the delivery so the log endpoints read one index, newest first.
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     number = models.PositiveSmallIntegerField()
     http_method = models.CharField(max_length=4)
     # Credentials masked (payloads.mask_url) before it is stored.

@@ -306,3 +306,22 @@ def parse_log_query(params, *, filter_name: str) -> LogQuery:
         raise ValidationFailed("Invalid input: " + ", ".join(errors) + ".", errors)
     return LogQuery(limit=limit, config_id=config_id, states=states, since=since, until=until,
                     before=parsed.get("cursor"))
+
+
+PLATFORM_KINDS = ("google_ads", "meta")
+
+
+def parse_platform(params, *, config_id: uuid.UUID | None) -> str | None:
+    """The postback log's `platform` filter: `google_ads` or `meta` (the conversions sent to
+    that platform), or None when absent; a 400 naming the field otherwise."""
+    platform = params.get("platform")
+    if platform is None:
+        return None
+    if platform not in PLATFORM_KINDS:
+        raise ValidationFailed("Invalid input: platform.",
+                               {"platform": ["Must be google_ads or meta."]})
+    if config_id is not None:
+        raise ValidationFailed("Invalid input: platform.", {
+            "platform": ["Cannot be combined with postback_id: a platform has no postback "
+                         "configuration."]})
+    return platform

@@ -39,6 +39,7 @@ from delivery.serializers import (
     WebhookUpdateInput,
     log_cursor,
     parse_log_query,
+    parse_platform,
 )
 
 DELETED = inline_serializer("DeliveryConfigDeleted", {"success": serializers.BooleanField()})
@@ -186,10 +187,14 @@ class ConfigLogView(ReportReads, ConfigView):
     def get(self, request):
         app = self.get_app_from_query("app_id")
         query = parse_log_query(request.query_params, filter_name=f"{self.kind}_id")
+        # Conversions sent to Google Ads and Meta are postbacks of a kind: their log is the
+        # postback log's, named by `platform` (docs/networks.md, "Sending conversions").
+        kind = (parse_platform(request.query_params, config_id=query.config_id)
+                if self.kind == Kind.POSTBACK else None) or self.kind
         if query.config_id is not None and self.get_config(query.config_id).app_id != app.id:
             raise self.config_not_found()
         page = selectors.delivery_log(
-            app_id=app.id, kind=self.kind, limit=query.limit, config_id=query.config_id,
+            app_id=app.id, kind=kind, limit=query.limit, config_id=query.config_id,
             states=query.states, since=query.since, until=query.until, before=query.before)
         return Response({"logs": self.log_output(page.entries, many=True).data,
                          "next_cursor": log_cursor(page.next_position)})
@@ -229,7 +234,11 @@ def _test_schema(view: type[ConfigView]) -> type[ConfigView]:
 
 def _log_schema(view: type[ConfigView]) -> type[ConfigView]:
     return extend_schema_view(get=extend_schema(
-        parameters=[APP_QUERY, *LOG_QUERY, OpenApiParameter(f"{view.kind}_id", str)],
+        parameters=[APP_QUERY, *LOG_QUERY, OpenApiParameter(f"{view.kind}_id", str),
+                    *([OpenApiParameter("platform", str, enum=["google_ads", "meta"],
+                                        description="The conversions sent to this platform "
+                                                    "instead of the postbacks.")]
+                      if view.kind == Kind.POSTBACK else [])],
         responses={200: inline_serializer(f"{view.kind.capitalize()}Log", {
             "logs": view.log_output(many=True),
             "next_cursor": serializers.CharField(allow_null=True)})}))(view)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from apple_ads import erasure as apple_ads_erasure
 from consent import erasure as consent_erasure
 from delivery import erasure as delivery_erasure
+from google_ads import erasure as google_ads_erasure
 from links import erasure as links_erasure
 from tracking import erasure as tracking_erasure
 
@@ -18,6 +19,7 @@ ERASERS = (
     delivery_erasure.erase,
     links_erasure.erase,
     apple_ads_erasure.erase,
+    google_ads_erasure.erase,
     consent_erasure.erase,
 )
 COLLECTORS = (
@@ -25,5 +27,6 @@ COLLECTORS = (
     delivery_erasure.records_for,
     links_erasure.records_for,
     apple_ads_erasure.records_for,
+    google_ads_erasure.records_for,
     consent_erasure.records_for,
 )

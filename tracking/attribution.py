@@ -38,7 +38,10 @@ VIEW_THROUGH = "view_through"  # a platform saw its ad viewed, not clicked (Meta
 PLATFORM_REFERRER = "platform_referrer"  # the trail's name of the platform referrers' steps
 # Meta's default view-through window (docs/networks.md); each app's integration may change it.
 VIEW_WINDOW = timedelta(hours=24)
-PLATFORM_NAMES = {"meta": "Meta"}
+PLATFORM_NAMES = {"meta": "Meta", "google": "Google Ads"}
+# How each platform's referrer was read, as the trail says it: Meta's is decrypted with the
+# app's key; Google's is its click id (gclid or gbraid) in the Play referrer, in clear.
+PLATFORM_READ = {"meta": " (decrypted)", "google": " (its click id in the Play referrer)"}
 
 # An app's iOS fingerprinting policy (App.ios_fingerprinting holds one of these). Apple's
 # policy forbids fingerprinting (apps that do "may be rejected"), so by default no install whose
@@ -287,28 +290,29 @@ def _platform_steps(trail: _Trail, referrers: Sequence[PlatformReferrer], match:
                     *, view_window: timedelta) -> None:
     """One step per platform referrer the install carried: used, or why not."""
     for referrer in referrers:
-        name = f"{_platform_name(referrer)} install referrer"
+        base = f"{_platform_name(referrer)} install referrer"
+        name = base + PLATFORM_READ.get(referrer.media_source, "")
         details = {"origin": referrer.origin}
         if referrer.unreadable:
-            trail.step(PLATFORM_REFERRER, f"{name} not used: {referrer.unreadable}", **details)
+            trail.step(PLATFORM_REFERRER, f"{base} not used: {referrer.unreadable}", **details)
             continue
         kind = "click-through" if referrer.click else "view-through"
         if match is not None and match.platform is referrer:
-            outcome = f"{name} (decrypted): {kind}, matched"
+            outcome = f"{name}: {kind}, matched"
         elif referrer.click and not _platform_in_window(referrer, trail.installed_at,
                                                         trail.window):
-            outcome = f"{name} (decrypted): the click is outside the {trail.window.days}-day window"
+            outcome = f"{name}: the click is outside the {trail.window.days}-day window"
         elif not referrer.click and (referrer.touch_time is None or not _platform_in_window(
                 referrer, trail.installed_at, view_window)):
             hours = int(view_window.total_seconds() // 3600)
-            outcome = f"{name} (decrypted): the view is outside the {hours}-hour view window"
+            outcome = f"{name}: the view is outside the {hours}-hour view window"
         elif match is not None and match.method == INSTALL_REFERRER and match.click:
-            outcome = f"{name} (decrypted): our own click id in the referrer won"
+            outcome = f"{name}: our own click id in the referrer won"
         elif not referrer.click and match is not None:
-            outcome = (f"{name} (decrypted): view-through counts only when no click "
+            outcome = (f"{name}: view-through counts only when no click "
                        f"qualifies; {match.method} matched a click")
         else:
-            outcome = f"{name} (decrypted): another referrer won"
+            outcome = f"{name}: another referrer won"
         trail.step(PLATFORM_REFERRER, outcome, **details)
 
 

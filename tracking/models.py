@@ -77,6 +77,8 @@ class MatchType(models.TextChoices):
     DEVICE_ID = "device_id", "Device id"
     FINGERPRINT = "fingerprint", "Fingerprint"
     APPLE_ADS = "apple_ads", "Apple Ads"  # re-attributed after the waterfall (docs/apple.md)
+    # Re-attributed on Google's claim (docs/networks.md, "Google Ads")
+    GOOGLE_ADS = "google_ads", "Google Ads"
     # A platform saw its ad viewed, not clicked (Meta's install referrer; docs/networks.md).
     VIEW_THROUGH = "view_through", "View-through"
     ORGANIC = "organic", "Organic"

@@ -131,3 +131,24 @@ def events_of_install(*, install_id: uuid.UUID, limit: int = 50) -> InstallEvent
                .annotate(amount=Sum("revenue_amount"), n=Count("id"))
                .order_by("revenue_currency")]
     return InstallEvents(latest=latest, total=total, revenue=revenue)
+
+
+@dataclass(frozen=True)
+class InstallDevice:
+    """What an install told us about its device, for a platform's conversion request."""
+
+    platform: str
+    device_id: str | None
+    os_version: str
+    sdk_version: str
+    device_model: str
+    language: str
+    ip: str | None
+    user_agent: str
+
+
+def install_device(*, install_id: uuid.UUID) -> InstallDevice | None:
+    row = Install.objects.filter(id=install_id).values(
+        "platform", "device_id", "os_version", "sdk_version", "device_model", "language", "ip",
+        "user_agent").first()
+    return InstallDevice(**row) if row else None

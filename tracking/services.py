@@ -27,6 +27,7 @@ from tracking import (
     attribution,
     fingerprint,
     fraud_gate,
+    google_referrer,
     partition_sql,
     platform_referrers,
     reattribution,
@@ -183,6 +184,13 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         meta_install_referrer=data.meta_install_referrer)
     if platform.play_referrer_is_metas and referrer is not None and referrer.click_id is None:
         referrer = None  # Meta's own utm_source and utm_campaign name no campaign
+    # Google Ads' click in the Play referrer: a platform's click, after Meta's (docs/networks.md,
+    # "Where each claim sits"); the referrer's own utm_source no longer names the source.
+    google = google_referrer.platform_referrers(
+        data.install_referrer if data.platform == "android" else "",
+        campaign_id=referrer.campaign_id if referrer else None)
+    if google and referrer is not None and referrer.click_id is None:
+        referrer = None
     inputs = sql.attribution_inputs(
         app_id=data.app_id, device_id=device_id,
         referrer_click_id=referrer.click_id if referrer else None,
@@ -202,7 +210,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         fingerprint_candidates=inputs.network_clicks,
         ios_fingerprinting=_ios_fingerprinting(data.app_id, signals), play=data.play,
         signature_problem=data.signature_problem,
-        platform_referrers=platform.referrers, view_window=platform.view_window)
+        platform_referrers=(*platform.referrers, *google), view_window=platform.view_window)
     verdict = gated.verdict
     install = Install(
         app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
@@ -280,7 +288,9 @@ def _install_attributed(install: Install, attribution_token: str = "",
         fraud_reasons=tuple(install.fraud_reasons),
         rejected_media_source=refused.media_source or None if refused else None,
         rejected_campaign_id=refused.campaign_id or None if refused else None,
-        rejected_click_time=refused.clicked_at if refused else None)
+        rejected_click_time=refused.clicked_at if refused else None,
+        install_referrer=install.install_referrer, os_version=install.os_version,
+        sdk_version=install.sdk_version, ip=install.ip, user_agent=install.user_agent)
 
 
 def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
@@ -361,6 +371,76 @@ def install_reattribute(*, install_id: uuid.UUID, campaign_id: str, adset: str |
             campaign_id=campaign_id, adset=adset, ad=ad, match_type=reattribution.APPLE_ADS,
             confidence=100.0, installed_at=install.installed_at, click_time=touch_time,
             reattributed_at=now, previous_media_source=install.media_source,
+            previous_campaign_id=install.campaign_id,
+            previous_match_type=install.match_type)])
+    return True
+
+
+@dataclass(frozen=True)
+class GoogleClaim:
+    """Google's answer to an install's first_open, as google_ads read it."""
+
+    campaign_id: str
+    campaign_name: str | None
+    ad_group_id: str | None
+    network: str | None
+    touch_time: datetime | None
+    evidence: dict  # Google's answer as received and as read, kept in the trail
+    metadata: dict  # every id and name Google gave, kept on the install when it moves
+
+
+def install_reattribute_google(*, install_id: uuid.UUID, claim: GoogleClaim, now: datetime
+                               ) -> bool:
+    """Move a recorded install to Google Ads (`google`) on Google's claim, when
+    tracking/reattribution.py lets the claim replace what the waterfall decided; the trail gets
+    a step either way. On a move, publishes InstallReattributed inside the same transaction
+    (re-attribution webhook, the `google` postback, rollups of the days touched). Returns
+    whether the install was credited to Google (the cross-network answer tells Google so)."""
+    with transaction.atomic():
+        install = Install.objects.select_for_update().filter(id=install_id).first()
+        if install is None:  # its app was deleted meanwhile
+            return False
+        if install.match_type == reattribution.GOOGLE_ADS:
+            return True  # a second answer for the same install: it moved already
+        rule = reattribution.google_ads_replaces(
+            match_type=install.match_type, media_source=install.media_source,
+            click_id=install.click_id, touch_time=install.attributed_touch_time,
+            google_touch_time=claim.touch_time)
+        decision = dict(install.decision or {})
+        decision["steps"] = [*decision.get("steps", []), reattribution.google_ads_step(
+            campaign_id=claim.campaign_id, campaign_name=claim.campaign_name,
+            adset=claim.ad_group_id, network=claim.network, reason=rule.reason,
+            replaced=rule.replaces)]
+        decision["google_ads"] = claim.evidence
+        if not rule.replaces:
+            Install.objects.filter(id=install.id).update(decision=decision)
+            return False
+        decision["reattributed_from"] = {
+            "method": install.match_type, "media_source": install.media_source,
+            "campaign_id": install.campaign_id, "confidence": install.confidence}
+        decision.update(method=reattribution.GOOGLE_ADS, score=100)
+        touch_time = claim.touch_time or install.attributed_touch_time
+        Install.objects.filter(id=install.id).update(
+            match_type=reattribution.GOOGLE_ADS, confidence=100.0, is_organic=False,
+            media_source=reattribution.GOOGLE,
+            campaign_id=_text(claim.campaign_id, CLICK_VALUE_LENGTH),
+            adset=_text(claim.ad_group_id, CLICK_VALUE_LENGTH) or None, ad=None,
+            click_id=None, link_id=None, attributed_touch_time=touch_time, decision=decision,
+            platform_metadata=claim.metadata)
+        if claim.campaign_name:
+            # Reports label Google's campaign with it (a name already known is skipped).
+            CampaignName.objects.bulk_create([CampaignName(
+                app_id=install.app_id, media_source=reattribution.GOOGLE,
+                campaign_id=_text(claim.campaign_id, CLICK_VALUE_LENGTH),
+                name=_text(claim.campaign_name, 255), first_seen_at=now)],
+                ignore_conflicts=True)
+        domain_events.publish([domain_events.InstallReattributed(
+            app_id=install.app_id, install_id=install.id, device_id=install.device_id,
+            platform=install.platform, media_source=reattribution.GOOGLE,
+            campaign_id=claim.campaign_id, adset=claim.ad_group_id, ad=None,
+            match_type=reattribution.GOOGLE_ADS, confidence=100.0,
+            installed_at=install.installed_at, click_time=touch_time, reattributed_at=now,
+            previous_media_source=install.media_source,
             previous_campaign_id=install.campaign_id,
             previous_match_type=install.match_type)])
     return True

@@ -28,13 +28,15 @@ from tracking.attribution import (
     MAX_TRAIL_CANDIDATES,
     ORGANIC,
     PLATFORM_NAMES,
+    PLATFORM_READ,
     PLATFORM_REFERRER,
     VIEW_THROUGH,
 )
+from tracking.reattribution import GOOGLE_ADS
 
 TIERS = (INSTALL_REFERRER, DEVICE_ID, FINGERPRINT)
 TIER_NAMES = {INSTALL_REFERRER: "Install referrer", DEVICE_ID: "Device id",
-              FINGERPRINT: "Fingerprint", ORGANIC: "Organic",
+              FINGERPRINT: "Fingerprint", ORGANIC: "Organic", GOOGLE_ADS: "Google Ads",
               PLATFORM_REFERRER: "Platform referrer", VIEW_THROUGH: "View-through",
               "fraud": "Fraud rules"}
 BY_TIER = {INSTALL_REFERRER: "install referrer", DEVICE_ID: "device id",
@@ -182,6 +184,11 @@ def _summary(decision: Mapping, losers: list[Mapping], day: date) -> str:
     if method == INSTALL_REFERRER:
         return (f"Matched {_named_source(decision)} by install referrer: it named the source, "
                 "not a click of ours, so the time of the touch is unknown.")
+    if method == GOOGLE_ADS:
+        before = decision.get("reattributed_from")
+        was = before.get("method") if isinstance(before, Mapping) else None
+        return ("Re-attributed to Google Ads on Google's claim after the install (its App "
+                f"Conversion API){'; the waterfall had said ' + str(was) if was else ''}.")
     if method:
         return f"Result: {method}."
     return NO_TRAIL
@@ -202,7 +209,9 @@ def _platform_summary(factors: Mapping) -> str:
     touch = "view-through" if factors.get("touch") == "view" else "click-through"
     where = PLATFORM_ORIGINS.get(factors.get("platform_referrer"), "")
     campaign = f"{source} / {factors['campaign_id']}" if factors.get("campaign_id") else source
-    return (f"Matched {campaign} by {name}'s install referrer (decrypted), {touch}"
+    owner = f"{name}'" if name.endswith("s") else f"{name}'s"
+    read = PLATFORM_READ.get(source, "")
+    return (f"Matched {campaign} by {owner} install referrer{read}, {touch}"
             f"{', ' + where if where else ''}.")
 
 

@@ -286,3 +286,40 @@ class RedeliverPage(KindPage):
         back = QueryDict(request.POST.get("back", "")).urlencode()
         target = reverse("console:delivery-log", args=[self.app.id, self.kind.name, config.id])
         return redirect(f"{target}?{back}" if back else target)
+
+
+PLATFORM_LABELS = {"google_ads": "Google Ads", "meta": "Meta"}
+
+
+class PlatformLogPage(ReportReads, AppPage):
+    """The conversions sent to Google Ads or Meta (docs/networks.md, "Sending conversions"):
+    the API's postback log with `platform`, read by the same selector and query parser."""
+
+    section = "deliveries"
+
+    def get(self, request, app_id, platform):
+        if platform not in PLATFORM_LABELS:
+            raise Http404("No such platform.")
+        params = QueryDict(mutable=True)
+        for name in ("cursor", "state"):
+            values = [value for value in request.GET.getlist(name) if value.strip()]
+            if values:
+                params.setlist(name, values)
+        context = {"platform": platform, "platform_label": PLATFORM_LABELS[platform],
+                   "states": State.values, "chosen_states": [], "entries": [],
+                   "excerpt": EXCERPT}
+        try:
+            query = parse_log_query(params, filter_name="postback_id")
+        except ApiError as error:
+            return render(request, "console/deliveries/platform_log.html", self.context(
+                **context, problem=FormProblem(error)), status=error.status)
+        page = selectors.delivery_log(app_id=self.app.id, kind=platform, config_id=None,
+                                      limit=query.limit, states=query.states,
+                                      before=query.before)
+        filters = {"state": list(query.states)} if query.states else {}
+        cursor = log_cursor(page.next_position)
+        return render(request, "console/deliveries/platform_log.html", self.context(**{
+            **context, "entries": page.entries, "chosen_states": query.states,
+            "first_page": query.before is None,
+            "older": urlencode({**filters, "cursor": cursor}, doseq=True) if cursor else None,
+            "newest": urlencode(filters, doseq=True)}))

@@ -63,8 +63,18 @@ PLATFORM_FIELD_LABELS = {
     "campaign_name": "Ad set name", "adgroup_id": "Ad id (Meta's ad group)",
     "adgroup_name": "Ad name", "ad_id": "Meta ad id", "ad_objective_name": "Objective",
     "publisher_platform": "Publisher platform"}
+# Google's ids and names (its App Conversion API's answer, or the click id in the referrer).
+GOOGLE_FIELD_LABELS = {
+    "campaign_id": "Campaign id", "campaign_name": "Campaign name",
+    "ad_group_id": "Ad group id", "ad_group_name": "Ad group name",
+    "network_type": "Network", "network_subtype": "Network subtype",
+    "campaign_type": "Campaign type", "interaction_type": "Interaction",
+    "ad_event_id": "Google's ad event id", "gclid": "Click id (gclid)",
+    "gbraid": "Click id (gbraid)"}
+FIELD_LABELS_OF = {"google": GOOGLE_FIELD_LABELS}
 PLATFORM_ORIGINS = {"play_referrer": "the Play install referrer",
-                    "meta_install_referrer": "Meta's install referrer (Facebook or Instagram app)"}
+                    "meta_install_referrer": "Meta's install referrer (Facebook or Instagram app)",
+                    "google_ads_api": "Google's App Conversion API (its claim after the install)"}
 
 
 def platform_fields(metadata: dict | None) -> dict | None:
@@ -73,10 +83,9 @@ def platform_fields(metadata: dict | None) -> dict | None:
     if not isinstance(metadata, dict):
         return None
     campaign = metadata.get("campaign") if isinstance(metadata.get("campaign"), dict) else {}
-    known = [(label, campaign[name]) for name, label in PLATFORM_FIELD_LABELS.items()
-             if name in campaign]
-    others = [(name, value) for name, value in campaign.items()
-              if name not in PLATFORM_FIELD_LABELS]
+    labels = FIELD_LABELS_OF.get(metadata.get("platform"), PLATFORM_FIELD_LABELS)
+    known = [(label, campaign[name]) for name, label in labels.items() if name in campaign]
+    others = [(name, value) for name, value in campaign.items() if name not in labels]
     return {"origin": PLATFORM_ORIGINS.get(metadata.get("origin"), metadata.get("origin")),
             "touch": "view-through" if metadata.get("touch") == "view" else "click-through",
             "fields": known + others}

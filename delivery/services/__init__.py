@@ -24,6 +24,12 @@ from delivery.services.fanout import (
     deliveries_for_reattributions,
     deliveries_for_reengagements,
 )
+from delivery.services.platforms import (
+    PlatformAccount,
+    platform_deliveries_for_events,
+    platform_deliveries_for_installs,
+    platform_sources_register,
+)
 from delivery.services.sending import delivery_attempt
 from delivery.services.test_sends import postback_test, webhook_test
 from delivery.services.upkeep import (
@@ -34,6 +40,10 @@ from delivery.services.upkeep import (
 )
 
 __all__ = (
+    "PlatformAccount",
+    "platform_deliveries_for_events",
+    "platform_deliveries_for_installs",
+    "platform_sources_register",
     "MAX_WEBHOOKS_PER_APP",
     "SECRET_MESSAGE",
     "UPDATABLE_POSTBACK_FIELDS",

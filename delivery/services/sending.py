@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from dataclasses import replace
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -17,6 +18,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from delivery import crypto, payloads, policy, transport
+from delivery import platforms as delivery_platforms
 from delivery.enqueue import DELIVERIES
 from delivery.models import (
     Delivery,
@@ -28,8 +30,11 @@ from delivery.models import (
     Webhook,
 )
 from delivery.policy import ErrorKind, Outcome
+from delivery.services.platforms import platform_request
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
+
+PLATFORM_KINDS = frozenset({Kind.GOOGLE_ADS, Kind.META})
 
 
 def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
@@ -44,29 +49,44 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
                         queryset=Delivery.objects.select_related("postback", "webhook"))
     if delivery is None:
         return None
-    config = delivery.postback if delivery.kind == Kind.POSTBACK else delivery.webhook
-    if config is None or (not config.active and not delivery.is_test):
-        Delivery.objects.filter(id=delivery.id, state=State.PENDING).update(
-            state=State.CANCELLED, next_attempt_at=None, completed_at=now, updated_at=now)
-        return None
-    request, problem = _outbound_request(delivery, config, now)
+    if delivery.kind in PLATFORM_KINDS:
+        built = platform_request(delivery)
+        if built is None:
+            return _cancel(delivery, now)
+        # The platforms' origins are the operator's settings, not user input (tests point
+        # them at local stand-ins), so the private-address refusal does not apply.
+        request, logged_url, problem, allow_private = (
+            built.request, built.logged_url, built.problem, True)
+    else:
+        config = delivery.postback if delivery.kind == Kind.POSTBACK else delivery.webhook
+        if config is None or (not config.active and not delivery.is_test):
+            return _cancel(delivery, now)
+        request, problem = _outbound_request(delivery, config, now)
+        logged_url = payloads.mask_url(request.url)
+        allow_private = settings.DELIVERY_ALLOW_PRIVATE_NETWORKS
     attempt = work_claim(DELIVERIES, delivery, now=now, app_id=delivery.app_id,
-                         kind=delivery.kind, http_method=request.method,
-                         url=payloads.mask_url(request.url))
+                         kind=delivery.kind, http_method=request.method, url=logged_url)
     if attempt is None:
         return None
     if problem is not None:
         outcome = Outcome(error_kind=ErrorKind.INVALID, error=problem)
     else:
         outcome = transport.send(request, timeout=settings.DELIVERY_TIMEOUT_SECONDS,
-                                 allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
+                                 allow_private=allow_private)
     attempt_record(DELIVERIES, delivery, attempt, _result(attempt, delivery, outcome),
                    now=timezone.now())
     return attempt
 
 
+def _cancel(delivery: Delivery, now: datetime) -> None:
+    Delivery.objects.filter(id=delivery.id, state=State.PENDING).update(
+        state=State.CANCELLED, next_attempt_at=None, completed_at=now, updated_at=now)
+
+
 def _result(attempt: DeliveryAttempt, delivery: Delivery, outcome: Outcome) -> Result:
     verdict = policy.judge(outcome)
+    if delivery.kind in PLATFORM_KINDS and delivery_platforms.permanent(outcome.status_code):
+        verdict = replace(verdict, permanent=True)
     decision = policy.decide(verdict=verdict, attempt_number=attempt.number,
                              max_attempts=delivery.max_attempts,
                              delays=settings.DELIVERY_RETRY_DELAYS, jitter=random.random())

@@ -1,0 +1,33 @@
+"""Erasure and access for one data subject in Google Ads claims (docs/privacy.md, "Erasure and
+access (OpenDSR)"): a claim of one of the subject's installs loses what identifies the device
+(advertising id, Google's click id, address, User-Agent) and the raw answers Google gave; it
+keeps its state and Google's reading of the campaign (`answer`), which the install's
+attribution rests on and which names no person.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+
+from django.db import transaction
+
+from google_ads.models import Attempt, Claim
+
+
+def erase(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID],
+          device_ids: Iterable[str]) -> dict[str, int]:
+    claims = Claim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
+    with transaction.atomic():
+        attempts = Attempt.objects.filter(claim__in=claims).update(response_body="", url="")
+        touched = claims.update(rdid="", gclid="", gbraid="", ip=None, user_agent="")
+    return {Claim._meta.db_table: touched, Attempt._meta.db_table: attempts}
+
+
+def records_for(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID],
+                device_ids: Iterable[str]) -> dict[str, list[dict]]:
+    return {"google_ads_claims": list(
+        Claim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
+        .order_by("received_at").values("id", "install_id", "state", "received_at",
+                                        "completed_at", "answer", "reattributed",
+                                        "cross_network"))}

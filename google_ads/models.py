@@ -1,0 +1,90 @@
+"""Google Ads claims (docs/networks.md, "Google Ads"): one row per install that has an
+advertising id or Google's click in its Play referrer, for an app with a Google Ads
+integration, holding what Google's App Conversion API is told about the first_open, where the
+claim stands, and Google's answer; one attempt row per call (the first_open, then the
+cross-network answer when Google claimed the install).
+
+A claim's state moves pending -> sending (taken by one worker with a conditional UPDATE) ->
+pending again for a retry or for the cross-network step, or a final state
+(google_ads.policy.State).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from google_ads.policy import State, Step
+
+
+class Claim(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    # The install by id: tracking's table is reached only through tracking's services.
+    install_id = models.UUIDField(unique=True)
+    platform = models.CharField(max_length=16)
+    # What Google is told; cleared once the claim is final (device data kept no longer than
+    # needed: the answer stays).
+    rdid = models.CharField(max_length=64, blank=True, default="")
+    gclid = models.CharField(max_length=512, blank=True, default="")
+    gbraid = models.CharField(max_length=512, blank=True, default="")
+    os_version = models.CharField(max_length=64, blank=True, default="")
+    sdk_version = models.CharField(max_length=64, blank=True, default="")
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=1024, blank=True, default="")
+    installed_at = models.DateTimeField()
+    step = models.CharField(max_length=16, choices=[(s.value, s.value) for s in Step],
+                            default=Step.FIRST_OPEN)
+    # Attempts made before the current step began: the retry schedule counts within a step.
+    step_offset = models.PositiveIntegerField(default=0)
+    state = models.CharField(max_length=16, choices=[(s.value, s.value) for s in State],
+                             default=State.PENDING)
+    attempts_made = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    received_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    # Google's conversion answer as received, once it answered.
+    answer = models.JSONField(null=True, blank=True)
+    ad_event_id = models.CharField(max_length=255, blank=True, default="")
+    # Whether the install was credited to Google here (what the cross-network answer says).
+    reattributed = models.BooleanField(default=False)
+    cross_network = models.CharField(max_length=8, blank=True, default="")
+
+    class Meta:
+        indexes = [
+            # The sweep's two reads: due pending claims and expired leases, both small.
+            models.Index(fields=["next_attempt_at"], name="google_claim_due_idx",
+                         condition=models.Q(state="pending")),
+            models.Index(fields=["lease_expires_at"], name="google_claim_lease_idx",
+                         condition=models.Q(state="sending")),
+        ]
+
+    def __str__(self) -> str:
+        return f"Google Ads claim of install {self.install_id} ({self.state})"
+
+
+class Attempt(models.Model):
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveIntegerField()
+    step = models.CharField(max_length=16, default=Step.FIRST_OPEN)
+    url = models.TextField(blank=True, default="")  # the developer token masked
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.TextField(blank=True, default="")
+    reading = models.CharField(max_length=16, blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["claim", "number"], name="google_attempt_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.claim_id}"
