@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "consent",
     "privacy",
     "retention",
+    "fraud",
 ]
 
 MIDDLEWARE = [

@@ -118,6 +118,10 @@ class Install(models.Model):
     deep_link = models.JSONField(null=True, blank=True)
     # Why this verdict: method, score, matched factors, candidates and why each lost.
     decision = models.JSONField(default=dict)
+    # The fraud rules' verdict (fraud/verdict.py): clean | flagged | blocked | post_attribution,
+    # and the reasons [{reason, value, sub_reason}]. A blocked install is never credited.
+    fraud_status = models.CharField(max_length=16, default="clean", db_default="clean")
+    fraud_reasons = models.JSONField(default=list, db_default=[])
 
     class Meta:
         constraints = [
@@ -171,6 +175,8 @@ class Event(models.Model):
     received_at = models.DateTimeField(default=now)
     revenue_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
     revenue_currency = models.CharField(max_length=3, null=True, blank=True)
+    # An event of a blocked install: stored, but left out of revenue, ROAS and postbacks.
+    is_blocked = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         indexes = [

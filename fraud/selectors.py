@@ -1,0 +1,90 @@
+"""Reads of fraud protection that other apps call: an app's settings (`settings_of`), the
+sources flooding on a day (`flooding_sources`) and a key's signing secret. Each is read on
+every SDK request, so each is kept in the process (attribution_site/local_cache.py) and dropped
+everywhere when its rows change (wired in fraud/apps.py)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.db import transaction
+
+from attribution_site.local_cache import LocalCache
+from fraud import verdict
+from fraud.models import AppFraudSettings, SigningSecret, SourceFlag
+
+
+@dataclass(frozen=True)
+class FraudSettings:
+    """An app's rules; these defaults are what an app without settings gets (docs/fraud.md,
+    "Defaults"): on where a real user cannot be hurt, off where one can (VPN users)."""
+
+    engagement_injection_mode: str = verdict.BLOCK
+    ctit_anomalies_mode: str = verdict.BLOCK
+    ctit_floor_seconds: int = 10
+    too_many_engagements_mode: str = verdict.BLOCK
+    too_many_engagements_per_hour: int = 5
+    click_flood_mode: str = verdict.BLOCK
+    anonymous_traffic_mode: str = verdict.OFF
+    listed_networks: tuple[str, ...] = ()
+    bots_mode: str = verdict.BLOCK
+    test_devices: frozenset[str] = field(default_factory=frozenset)
+    signing_mode: str = verdict.SIGNING_OFF
+
+
+FIELDS = tuple(FraudSettings.__dataclass_fields__)
+DEFAULTS = FraudSettings()
+
+_settings = LocalCache("fraud-settings", ttl=60.0)
+_flooding = LocalCache("fraud-flooding", ttl=30.0)
+_signing = LocalCache("fraud-signing", ttl=60.0)
+
+
+def settings_of(app_id: uuid.UUID) -> FraudSettings:
+    """The app's fraud settings, from this process's copy when it has one."""
+    return _settings.get(app_id, lambda: _settings_uncached(app_id))
+
+
+def settings_from_row(row: AppFraudSettings) -> FraudSettings:
+    values = {name: getattr(row, name) for name in FIELDS}
+    values["listed_networks"] = tuple(values["listed_networks"])
+    values["test_devices"] = frozenset(device.lower() for device in values["test_devices"])
+    return FraudSettings(**values)
+
+
+def _settings_uncached(app_id: uuid.UUID) -> FraudSettings:
+    row = AppFraudSettings.objects.filter(app_id=app_id).first()
+    return DEFAULTS if row is None else settings_from_row(row)
+
+
+def settings_changed(*, app_id: uuid.UUID) -> None:
+    _settings.invalidate(app_id)
+    transaction.on_commit(lambda: _settings.invalidate(app_id))
+
+
+def flooding_sources(app_id: uuid.UUID, day: date) -> frozenset[str]:
+    """The media sources beat found flooding the app's clicks on `day`."""
+    key = f"{app_id}/{day.isoformat()}"
+    return _flooding.get(key, lambda: frozenset(
+        SourceFlag.objects.filter(app_id=app_id, day=day).values_list("media_source",
+                                                                      flat=True)))
+
+
+def flooding_changed(*, app_id: uuid.UUID, day: date) -> None:
+    key = f"{app_id}/{day.isoformat()}"
+    _flooding.invalidate(key)
+    transaction.on_commit(lambda: _flooding.invalidate(key))
+
+
+def signing_secret_encrypted(key_id: str) -> str:
+    """The key's encrypted signing secret, or "" for a key that does not sign (kept too: the
+    cache never keeps None, and most keys do not sign)."""
+    return _signing.get(key_id, lambda: SigningSecret.objects.filter(key_id=key_id).values_list(
+        "secret_encrypted", flat=True).first() or "")
+
+
+def signing_changed(*, key_id: str) -> None:
+    _signing.invalidate(key_id)
+    transaction.on_commit(lambda: _signing.invalidate(key_id))
