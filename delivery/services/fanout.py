@@ -109,6 +109,10 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
                 # Postbacks credit a network: never for organic facts, only to the source.
                 if fact.is_organic or fact.media_source != target.media_source:
                     continue
+                # A post-attribution verdict takes credit away: nothing to tell the network
+                # it was taken from as a new install (docs/fraud.md, "Post-attribution").
+                if fact.data.get("fraud", {}).get("status") == "post_attribution":
+                    continue
                 state, note = _postback_verdict(shared, target.consent_policy)
                 if postback_body is None:
                     postback_body = payloads.postback_body(
