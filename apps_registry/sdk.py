@@ -21,6 +21,7 @@ from django.conf import settings
 from rest_framework import exceptions as drf
 from rest_framework.views import APIView
 
+from apps_registry import request_signing
 from apps_registry.authentication import ApiKeyAuthentication, sdk_client_for_request
 from attribution_site.api import envelope, parsers
 from attribution_site.api.exceptions import RateLimited, ValidationFailed, api_error
@@ -30,12 +31,14 @@ JSON_TYPES = ("application/json", "text/plain")
 
 
 class SdkRequest:
-    """What an SDK handler reads of a request: parsed body, authenticated client, META."""
+    """What an SDK handler reads of a request: parsed body, authenticated client, META, and
+    what is wrong with its signature when the app asks for signed requests (None: nothing)."""
 
-    def __init__(self, request, data, client):
+    def __init__(self, request, data, client, signature_problem: str | None = None):
         self.data = data
         self.user = client
         self.META = request.META
+        self.signature_problem = signature_problem
 
 
 # No class docstring: drf-spectacular would make it the description of every SDK operation
@@ -61,7 +64,9 @@ class SdkView(APIView):
             wait = fixed_window_hit(f"key:{client.key_id}", limit=client.rate_limit)
             if wait is not None:
                 raise RateLimited(wait)
-            answer = self.post(SdkRequest(request, body, client), *args, **kwargs)
+            signing = request_signing.current()
+            problem = signing.check(client, request.META, request.body) if signing else None
+            answer = self.post(SdkRequest(request, body, client, problem), *args, **kwargs)
             return envelope.success_response(answer.data, status=answer.status_code)
         except Exception as exc:  # noqa: BLE001 - every failure answers in the envelope
             return envelope.error_response(api_error(exc, where=type(self).__name__),

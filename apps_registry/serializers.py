@@ -12,6 +12,7 @@ from apps_registry.models import IosFingerprinting, Platform
 from apps_registry.services import IDENTIFIER_FIELD, UPDATABLE_APP_FIELDS
 from attribution_site.api.fields import (
     HttpUrlField,
+    StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictListField,
@@ -191,6 +192,9 @@ class ApiKeyCreateInput(StrictSerializer):
         required=False, allow_empty=False)
     rate_limit = StrictIntegerField(required=False, min_value=1, max_value=100_000)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    # The key signs its requests (docs/fraud.md, "incorrect_signature"): its secret is
+    # answered once, as `signing_secret`.
+    signing = StrictBooleanField(required=False, default=False)
 
     def validate_expires_at(self, value):
         if value is not None and value <= timezone.now():
@@ -211,3 +215,6 @@ class ApiKeyOutput(serializers.Serializer):
 
 class ApiKeyCreatedOutput(ApiKeyOutput):
     full_key = serializers.CharField()
+    signing_secret = serializers.CharField(required=False, help_text=(
+        "Only for a key created with signing: the HMAC secret of its requests' X-Signature, "
+        "shown this once (docs/fraud.md)."))

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps_registry import keys
+from apps_registry import keys, request_signing
 from apps_registry.models import ApiKey, App, Platform
-from attribution_site.api.exceptions import Conflict
+from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
 
 IDENTIFIER_FIELD = {
@@ -68,6 +68,26 @@ def api_key_create(*, app: App, name: str = "", permissions: list[str] | None = 
                    rate_limit: int | None = None,
                    expires_at: datetime | None = None) -> tuple[ApiKey, str]:
     """The new key record and the full key, which is never available again."""
+    return _api_key_create(app=app, name=name, permissions=permissions,
+                           rate_limit=rate_limit, expires_at=expires_at)
+
+
+def api_key_create_signing(*, app: App, **fields) -> tuple[ApiKey, str, str]:
+    """A key that signs its requests: the record, the full key and its signing secret, both
+    never available again. Refused when no app handles signing (apps_registry alone)."""
+    signing = request_signing.current()
+    if signing is None:
+        raise ValidationFailed("Invalid input: signing.", {"signing": [
+            "Request signing is not available on this server."]})
+    with transaction.atomic():
+        record, full_key = _api_key_create(app=app, **fields)
+        secret = signing.secret_issue(app_id=app.id, key_id=record.id)
+    return record, full_key, secret
+
+
+def _api_key_create(*, app: App, name: str = "", permissions: list[str] | None = None,
+                    rate_limit: int | None = None,
+                    expires_at: datetime | None = None) -> tuple[ApiKey, str]:
     generated = keys.key_generate()
     record = ApiKey.objects.create(
         id=generated.key_id,

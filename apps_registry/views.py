@@ -78,8 +78,13 @@ class AppKeyListView(OrganizationScopedView):
         app = self.get_app(app_id)
         payload = ApiKeyCreateInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        key, full_key = services.api_key_create(app=app, **payload.validated_data)
-        body = dict(ApiKeyOutput(key).data, full_key=full_key)
+        fields = dict(payload.validated_data)
+        if fields.pop("signing"):
+            key, full_key, secret = services.api_key_create_signing(app=app, **fields)
+            body = dict(ApiKeyOutput(key).data, full_key=full_key, signing_secret=secret)
+        else:
+            key, full_key = services.api_key_create(app=app, **fields)
+            body = dict(ApiKeyOutput(key).data, full_key=full_key)
         return Response({"key": body}, status=status.HTTP_201_CREATED)
 
 

@@ -42,6 +42,14 @@ class InstallAttributed:
     # The consent sent with the install (a consent.consent_data.Consent), or None: its row is
     # written in the same statement, after the subscribers have run.
     consent: Any = None
+    # The fraud verdict (fraud/verdict.py): clean | flagged | blocked, its reasons as dicts,
+    # and the claim a rule refused, if one was (its network may get a rejected-install
+    # postback, never a credit).
+    fraud_status: str = "clean"
+    fraud_reasons: tuple[dict, ...] = ()
+    rejected_media_source: str | None = None
+    rejected_campaign_id: str | None = None
+    rejected_click_time: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,7 @@ class EventTracked(NamedTuple):
     media_source: str | None = None
     campaign_id: str | None = None
     consent: Any = None  # the event's own consent_data (a consent Consent), or None
+    is_blocked: bool = False  # of a blocked install: no postback, left out of revenue
 
 
 DomainEvent = InstallAttributed | InstallReattributed | InstallReengaged | EventTracked

@@ -223,6 +223,15 @@ APPLE_ADS_SWEEP_GRACE_SECONDS = env.int("APPLE_ADS_SWEEP_GRACE_SECONDS", 60, min
 PRIVACY_CALLBACK_TIMEOUT_SECONDS = env.int("PRIVACY_CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
 PRIVACY_SWEEP_GRACE_SECONDS = env.int("PRIVACY_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
+# --- Fraud protection -----------------------------------------------------------------------
+# The anonymous_traffic rule (docs/fraud.md): networks listed for every app (CIDR, comma
+# separated) and a MaxMind-format anonymous-IP database (GeoIP2 Anonymous IP or alike); a
+# network that does not parse or a database that does not open stops the start.
+FRAUD_LISTED_NETWORKS = env.list("FRAUD_LISTED_NETWORKS", [])
+FRAUD_ANONYMOUS_IP_DATABASE = env.str("FRAUD_ANONYMOUS_IP_DATABASE", "")
+# How old a signed SDK request may be (X-Signature-Timestamp), in seconds.
+FRAUD_SIGNATURE_MAX_AGE_SECONDS = env.int("FRAUD_SIGNATURE_MAX_AGE_SECONDS", 300, minimum=1)
+
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [

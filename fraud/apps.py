@@ -10,9 +10,13 @@ class FraudConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from apps_registry import request_signing
         from attribution_site.local_cache import invalidate_on_write
-        from fraud import selectors
+        from fraud import networks, selectors, services
         from fraud.models import AppFraudSettings, SigningSecret, SourceFlag
+
+        networks.check_configuration()
+        request_signing.register(services.RequestSigning)
 
         # Every write, wherever it is made, reaches the request path's copies.
         invalidate_on_write(AppFraudSettings, lambda row, deleted: selectors.settings_changed(

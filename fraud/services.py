@@ -4,17 +4,32 @@ requests refused for their signature, and beat's per-source click-flood flags.""
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
+from collections.abc import Mapping
 from datetime import date, datetime
+from functools import lru_cache
+from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
+from attribution_site.api.exceptions import Unauthorized
 from delivery import crypto
-from fraud import selectors
+from fraud import selectors, signing, verdict
 from fraud.models import AppFraudSettings, SignatureRefusal, SigningSecret, SourceFlag
 
 SIGNING_SECRET_BYTES = 32
+SIGNATURE_MESSAGES = {
+    signing.MISSING: "This app requires signed requests: X-Signature-Timestamp and "
+                     "X-Signature are missing.",
+    signing.MALFORMED: "X-Signature-Timestamp must be unix seconds and X-Signature "
+                       "v1=<hex HMAC-SHA256>.",
+    signing.WRONG: "X-Signature does not match the request.",
+    signing.EXPIRED: "X-Signature-Timestamp is too far from now.",
+}
 
 
 def settings_update(*, app_id: uuid.UUID, changes: dict) -> selectors.FraudSettings:
@@ -28,8 +43,8 @@ def settings_update(*, app_id: uuid.UUID, changes: dict) -> selectors.FraudSetti
 
 
 def signing_secret_create(*, app_id: uuid.UUID, key_id: str) -> str:
-    """A new signing secret for the key: 32 random bytes as hex, answered once and stored
-    encrypted."""
+    """A new signing secret for the key: 32 random bytes as hex (the HMAC key is this text's
+    UTF-8 bytes), answered once and stored encrypted."""
     secret = secrets.token_hex(SIGNING_SECRET_BYTES)
     SigningSecret.objects.create(key_id=key_id, app_id=app_id,
                                  secret_encrypted=crypto.secret_encrypt(secret))
@@ -50,6 +65,46 @@ def signature_refusal_count(*, app_id: uuid.UUID, day: date, sub_reason: str) ->
     except IntegrityError:  # another request created it in between
         SignatureRefusal.objects.filter(app_id=app_id, day=day, sub_reason=sub_reason).update(
             refusals=F("refusals") + 1)
+
+
+@lru_cache(maxsize=4096)
+def _secret(encrypted: str) -> str:
+    return crypto.secret_decrypt(encrypted)
+
+
+def sdk_signature_check(client, meta: Mapping[str, Any], body: bytes) -> str | None:
+    """The SDK pipeline's signature check (apps_registry/sdk.py), from cached values only: the
+    app's signing mode and the key's secret. Enforce: a missing, malformed, wrong or expired
+    signature is a 401, counted per app and day, and nothing of the request is stored.
+    Report: the problem is returned, and the install is flagged with it. A key without a
+    secret cannot sign: in an app that asks for signatures, its requests are missing one."""
+    mode = selectors.settings_of(client.app_id).signing_mode
+    if mode == verdict.SIGNING_OFF:
+        return None
+    encrypted = selectors.signing_secret_encrypted(client.key_id)
+    problem = signing.problem(
+        secret=_secret(encrypted) if encrypted else "",
+        timestamp=meta.get("HTTP_X_SIGNATURE_TIMESTAMP"),
+        signatures=meta.get("HTTP_X_SIGNATURE"), body=body,
+        now_seconds=int(time.time()), max_age=settings.FRAUD_SIGNATURE_MAX_AGE_SECONDS)
+    if not encrypted and problem is None:
+        problem = signing.WRONG
+    if problem is None or mode == verdict.SIGNING_REPORT:
+        return problem
+    signature_refusal_count(app_id=client.app_id, day=timezone.now().date(), sub_reason=problem)
+    raise Unauthorized(SIGNATURE_MESSAGES[problem], {"X-Signature": [SIGNATURE_MESSAGES[problem]]})
+
+
+class RequestSigning:
+    """What apps_registry calls for signing keys (apps_registry/request_signing.py)."""
+
+    @staticmethod
+    def secret_issue(*, app_id: uuid.UUID, key_id: str) -> str:
+        return signing_secret_create(app_id=app_id, key_id=key_id)
+
+    @staticmethod
+    def check(client, meta: Mapping[str, Any], body: bytes) -> str | None:
+        return sdk_signature_check(client, meta, body)
 
 
 def source_flag_record(*, app_id: uuid.UUID, media_source: str, day: date, mode: str,

@@ -11,12 +11,26 @@ import uuid
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from attribution_site.api.fields import StrictCharField, StrictUUIDField
+from attribution_site.api.fields import StrictCharField, StrictIntegerField, StrictUUIDField
 from consent.serializers import ConsentDataField, ConsentOutput, consent_input
 
 PLATFORMS = ("ios", "android", "web")
 # App Tracking Transparency, as iOS reports it (ATTrackingManager.AuthorizationStatus).
 ATT_STATUSES = ("authorized", "denied", "restricted", "not_determined")
+
+
+# Google Play's Install Referrer API times, under its own names (docs/fraud.md, "What the SDK
+# sends"): unix seconds; 0 (what the API gives when it has no value) or null is absent.
+PLAY_TIMESTAMPS = ("referrer_click_timestamp_seconds", "install_begin_timestamp_seconds",
+                   "referrer_click_timestamp_server_seconds",
+                   "install_begin_timestamp_server_seconds")
+MAX_UNIX_SECONDS = 4_102_444_800  # 2100-01-01
+
+
+def _play_timestamp() -> StrictIntegerField:
+    return StrictIntegerField(required=False, allow_null=True, min_value=0,
+                              max_value=MAX_UNIX_SECONDS, help_text=(
+                                  "Unix seconds, as Play's Install Referrer API gives it."))
 
 
 def _optional(max_length: int) -> StrictCharField:
@@ -54,12 +68,17 @@ class InstallInput(serializers.Serializer):
     attribution_token = _optional(4096)  # Apple's AdServices token
     consent_data = ConsentDataField(required=False, allow_null=True)
     customer_user_id = _optional(255)  # the app's own user id (AppsFlyer's CUID)
+    referrer_click_timestamp_seconds = _play_timestamp()
+    install_begin_timestamp_seconds = _play_timestamp()
+    referrer_click_timestamp_server_seconds = _play_timestamp()
+    install_begin_timestamp_server_seconds = _play_timestamp()
+    install_version = _optional(64)  # Play's version of the app when the install began
 
 
 _INSTALL_OPTIONAL = {"device_id": 64, "customer_user_id": 255, "install_referrer": 4096,
                      "screen_resolution": 32, "timezone": 64, "language": 64, "os_version": 64,
                      "device_model": 128,
-                     "attribution_token": 4096}
+                     "attribution_token": 4096, "install_version": 64}
 
 
 def _validated(data: dict, fast_check, serializer_class) -> dict:
@@ -103,6 +122,13 @@ def _install_input_fast(data: dict) -> dict | None:
                 data["att_status"] is not None and type(data["att_status"]) is not str):
             return None
         validated["att_status"] = data["att_status"]
+    for name in PLAY_TIMESTAMPS:
+        if name in data:
+            value = data[name]
+            if value is not None and (type(value) is not int
+                                      or not 0 <= value <= MAX_UNIX_SECONDS):
+                return None
+            validated[name] = value
     return _with_optional_text(validated, data, _INSTALL_OPTIONAL)
 
 

@@ -23,7 +23,15 @@ from attribution_site.ids import uuid7
 from attribution_site.write_batch import WriteBatch
 from consent import services as consent_services
 from consent.consent_data import Consent
-from tracking import attribution, fingerprint, partition_sql, reattribution, selectors, sql
+from tracking import (
+    attribution,
+    fingerprint,
+    fraud_gate,
+    partition_sql,
+    reattribution,
+    selectors,
+    sql,
+)
 from tracking.click_values import MAX_LENGTH as CLICK_VALUE_LENGTH
 from tracking.event_batch import CleanEvent
 from tracking.models import Click, Install, Reengagement
@@ -134,6 +142,8 @@ class InstallReport:
     attribution_token: str = ""  # Apple's AdServices token, exchanged after the install
     consent: Consent | None = None  # `consent_data` as sent with the install
     customer_user_id: str | None = None  # the app's own user id (AppsFlyer's CUID)
+    play: fraud_gate.PlaySignals = fraud_gate.PlaySignals()  # Play's Install Referrer times
+    signature_problem: str | None = None  # a signature the app reports on but does not enforce
 
 
 @dataclass(frozen=True)
@@ -178,11 +188,13 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
                                now=now)
 
     signals = install_signals(data, device_id)
-    verdict = attribution.attribute(
-        installed_at=now, signals=signals, referrer=referrer,
+    gated = fraud_gate.gated_attribution(
+        app_id=data.app_id, installed_at=now, signals=signals, referrer=referrer,
         referrer_click=inputs.referrer_click, device_candidates=inputs.device_clicks,
         fingerprint_candidates=inputs.network_clicks,
-        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals))
+        ios_fingerprinting=_ios_fingerprinting(data.app_id, signals), play=data.play,
+        signature_problem=data.signature_problem)
+    verdict = gated.verdict
     install = Install(
         app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
         platform=data.platform,
@@ -202,6 +214,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         # owner edits or deletes afterwards.
         deep_link=_deep_link(verdict.click.link_id) if verdict.click else None,
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
+        fraud_status=gated.fraud.status, fraud_reasons=gated.fraud.as_dicts(),
     )
     # One statement writes the install, its consent and what its subscribers add (delivery
     # rows, which read the consent from the event: the row is not written yet).
@@ -211,8 +224,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         batch.insert([consent_services.record_row(
             app_id=data.app_id, install_id=install.id, device_id=device_id, applies_from=now,
             consent=data.consent)])
-    domain_events.publish([_install_attributed(install, data.attribution_token, data.consent)],
-                          batch=batch)
+    domain_events.publish([_install_attributed(install, data.attribution_token, data.consent,
+                                               refused=gated.refused)], batch=batch)
     try:
         batch.execute()
     except IntegrityError:
@@ -238,7 +251,8 @@ def _ios_fingerprinting(app_id: uuid.UUID, signals: InstallSignals) -> str:
 
 
 def _install_attributed(install: Install, attribution_token: str = "",
-                        consent: Consent | None = None) -> domain_events.InstallAttributed:
+                        consent: Consent | None = None, refused=None
+                        ) -> domain_events.InstallAttributed:
     return domain_events.InstallAttributed(
         app_id=install.app_id, install_id=install.id, device_id=install.device_id,
         platform=install.platform, media_source=install.media_source,
@@ -246,7 +260,11 @@ def _install_attributed(install: Install, attribution_token: str = "",
         confidence=install.confidence, is_organic=install.is_organic,
         installed_at=install.installed_at, click_id=install.click_id,
         click_time=install.attributed_touch_time, attribution_token=attribution_token,
-        consent=consent)
+        consent=consent, fraud_status=install.fraud_status,
+        fraud_reasons=tuple(install.fraud_reasons),
+        rejected_media_source=refused.media_source or None if refused else None,
+        rejected_campaign_id=refused.campaign_id or None if refused else None,
+        rejected_click_time=refused.clicked_at if refused else None)
 
 
 def _repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
@@ -389,14 +407,15 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
         return EventsOutcome(accepted=0, duplicates=0)
     device_id = attribution.usable_device_id(device_id)
     link = sql.install_link_for_device(app_id=app_id, device_id=device_id) if device_id else None
-    install_id, media_source, campaign_id = link if link else (None, None, None)
+    install_id, media_source, campaign_id, is_blocked = link if link else (None, None, None,
+                                                                          False)
 
     with transaction.atomic():
         claimed = sql.event_keys_claim(
             app_id=app_id, event_ids={e.event_id for e in events if e.event_id is not None})
         fresh = _with_claimed_ids(events, claimed)
         ids = sql.events_insert(app_id=app_id, install_id=install_id, device_id=device_id,
-                                events=fresh, received_at=received_at)
+                                events=fresh, received_at=received_at, is_blocked=is_blocked)
         changes = [(e.occurred_at, e.consent) for e in fresh if e.consent is not None]
         if changes and (install_id is not None or device_id is not None):
             consent_services.consents_record(app_id=app_id, install_id=install_id,
@@ -407,7 +426,7 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
                 install_id=install_id, event_name=e.event_name, properties=e.properties,
                 occurred_at=e.occurred_at, revenue_amount=e.revenue_amount,
                 revenue_currency=e.revenue_currency, media_source=media_source,
-                campaign_id=campaign_id, consent=e.consent)
+                campaign_id=campaign_id, consent=e.consent, is_blocked=is_blocked)
             for event_id, e in zip(ids, fresh, strict=True)])
     return EventsOutcome(accepted=len(events), duplicates=len(events) - len(fresh))
 

@@ -202,18 +202,20 @@ def install_for_repeat(*, install_id: uuid.UUID) -> tuple[Install, datetime | No
 
 # --- Events ----------------------------------------------------------------------------------
 
-_LINK_SQL = (f"SELECT id, media_source, campaign_id FROM {Install._meta.db_table} "
-             "WHERE app_id = %s AND device_id = %s")
+_LINK_SQL = (f"SELECT id, media_source, campaign_id, fraud_status = 'blocked' "
+             f"FROM {Install._meta.db_table} WHERE app_id = %s AND device_id = %s")
 
 
 def install_link_for_device(*, app_id: uuid.UUID, device_id: str
-                            ) -> tuple[uuid.UUID, str | None, str | None] | None:
-    """(install id, media source, campaign) of the device's install, for linking events."""
+                            ) -> tuple[uuid.UUID, str | None, str | None, bool] | None:
+    """(install id, media source, campaign, whether it is blocked) of the device's install,
+    for linking events: a blocked install's events are marked (Event.is_blocked)."""
     if _postgresql():
         rows = prepared.fetch(_LINK_SQL, [app_id, device_id])
         return rows[0] if rows else None
-    return (Install.objects.filter(app_id=app_id, device_id=device_id)
-            .values_list("id", "media_source", "campaign_id").first())
+    row = (Install.objects.filter(app_id=app_id, device_id=device_id)
+           .values_list("id", "media_source", "campaign_id", "fraud_status").first())
+    return (*row[:3], row[3] == "blocked") if row else None
 
 
 def event_keys_claim(*, app_id: uuid.UUID, event_ids: set[str]) -> set[str]:
@@ -236,11 +238,12 @@ def event_keys_claim(*, app_id: uuid.UUID, event_ids: set[str]) -> set[str]:
 
 _EVENT_COLUMNS = ("id", "app_id", "install_id", "device_id", "event_id", "event_name",
                   "properties", "session_id", "occurred_at", "received_at", "revenue_amount",
-                  "revenue_currency")
+                  "revenue_currency", "is_blocked")
 
 
 def events_insert(*, app_id: uuid.UUID, install_id: uuid.UUID | None, device_id: str | None,
-                  events: list[CleanEvent], received_at: datetime) -> list[int]:
+                  events: list[CleanEvent], received_at: datetime,
+                  is_blocked: bool = False) -> list[int]:
     """Write a batch in one bulk statement; the new rows' ids, in batch order.
 
     On PostgreSQL the ids are drawn from the sequence first and the rows written with COPY,
@@ -260,12 +263,12 @@ def events_insert(*, app_id: uuid.UUID, install_id: uuid.UUID | None, device_id:
                     copy.write_row((event_id, app_id, install_id, device_id, e.event_id,
                                     e.event_name, e.properties_json, e.session_id,
                                     e.occurred_at, received_at, e.revenue_amount,
-                                    e.revenue_currency))
+                                    e.revenue_currency, is_blocked))
         return ids
     rows = Event.objects.bulk_create([
         Event(app_id=app_id, install_id=install_id, device_id=device_id,
               event_id=e.event_id, event_name=e.event_name, properties=e.properties,
               session_id=e.session_id, occurred_at=e.occurred_at,
               received_at=received_at, revenue_amount=e.revenue_amount,
-              revenue_currency=e.revenue_currency) for e in events])
+              revenue_currency=e.revenue_currency, is_blocked=is_blocked) for e in events])
     return [row.id for row in rows]

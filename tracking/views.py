@@ -29,6 +29,7 @@ from tracking import redirects, selectors, services
 from tracking.click_intake import click_from_request
 from tracking.click_values import MAX_LENGTH, click_values
 from tracking.event_batch import check_batch
+from tracking.fraud_gate import play_signals
 from tracking.serializers import (
     AttributionResult,
     EventBatchInput,
@@ -121,7 +122,8 @@ class InstallReportView(SdkView):
                 customer_user_id=data.get("customer_user_id") or None,
                 ip=request_client_ip(request) or None,
                 user_agent=request.META.get("HTTP_USER_AGENT", ""),
-                consent=data["consent"]),
+                consent=data["consent"], play=play_signals(data),
+                signature_problem=request.signature_problem),
             now=timezone.now())
         return Response(install_answer(outcome), status=status.HTTP_201_CREATED
                         if outcome.created else status.HTTP_200_OK)
