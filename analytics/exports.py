@@ -51,7 +51,7 @@ EVENT_HEADER = ["event_id", "client_event_id", "occurred_at", "received_at", "ev
                 "properties"]
 BLOCKED_HEADER = ["install_id", "installed_at", "device_id", "platform", "fraud_status",
                   "media_source", "campaign_id", "match_type", "attributed_touch_time",
-                  "reasons", "first_reason", "first_reason_value", "ip"]
+                  "refused_click_time", "reasons", "first_reason", "first_reason_value", "ip"]
 REVENUE_HEADER = ["event_id", "occurred_at", "event_name", "device_id", "install_id",
                   "source_type", "media_source", "campaign_id", "amount", "currency",
                   "report_currency", "amount_in_report_currency"]
@@ -154,17 +154,20 @@ def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list]:
 def blocked_installs_csv(*, period: Period) -> Iterator[bytes]:
     """Blocked and post-attribution installs with their reasons (docs/fraud.md): `reasons`
     lists every code, `first_reason` and its value are what a rejected-install postback
-    carries."""
+    carries; a blocked install is stored organic, so its source and campaign are the refused
+    claim's, and `refused_click_time` is that click's."""
     rows = fraud_rows.blocked_installs_for_export(app_id=period.app_id, start=period.start,
                                                   end=period.end)
     return _blocks(BLOCKED_HEADER, (
         [install_id, installed_at, _text(device_id), _text(platform), status,
-         _text(media_source), _text(campaign_id), match_type, touch_time,
+         _text(media_source or refused_source), _text(campaign_id or refused_campaign),
+         match_type, touch_time, refused_at,
          " ".join(r.get("reason", "") for r in reasons or ()),
          (reasons[0].get("reason") if reasons else None),
          (reasons[0].get("value") if reasons else None), ip]
         for (install_id, installed_at, device_id, platform, status, media_source, campaign_id,
-             match_type, touch_time, reasons, ip) in rows))
+             match_type, touch_time, reasons, ip, refused_source, refused_campaign,
+             refused_at) in rows))
 
 
 def csv_response(*, period: Period, kind: str, currency: str,

@@ -116,7 +116,8 @@ def install_figures(installs: Iterable[InstallRow], *, touches: dict[uuid.UUID, 
         day = install.installed_at.date()
         if install.fraud_status in APART:
             figures.installs[(install.app_id, day, install.fraud_status,
-                              install.media_source or "", install.campaign_id or "")] += 1
+                              install.media_source or install.refused_media_source or "",
+                              install.campaign_id or install.refused_campaign_id or "")] += 1
             continue
         if install.is_organic:
             figures.installs[(install.app_id, day, ORGANIC, "", "")] += 1

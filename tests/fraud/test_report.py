@@ -33,8 +33,9 @@ def marked(row: Install, status: str, *reasons: tuple) -> Install:
 
 @pytest.fixture
 def scene(app):
-    """network_a/a1: installs 5 s (blocked, ctit_anomalies), 30 s, 5 min, 30 min (clean), 3 h
-    (flagged, anonymous_traffic) after their click; network_a/a2: one clean, 2 days after.
+    """network_a/a1: installs 5 s (blocked, ctit_anomalies: stored organic), 30 s, 5 min,
+    30 min (clean), 3 h (flagged, anonymous_traffic) after their click; network_a/a2: one
+    clean, 2 days after.
     flooder/f1: two post-attribution installs (2 and 5 days) and a block flag at 12:00 with
     three clicks after it and one before. An organic install. A blocked install's two events."""
     base = at(18)
@@ -46,6 +47,12 @@ def scene(app):
                                              campaign=campaign,
                                              touch=base - timedelta(seconds=ctit))
     blocked = marked(made[("a1", 5)], "blocked", ("ctit_anomalies", 5, ""))
+    # As the fraud gate stores it: organic, the refused claim in the trail.
+    Install.objects.filter(id=blocked.id).update(
+        media_source=None, campaign_id=None, is_organic=True, match_type="organic",
+        attributed_touch_time=None, decision={"fraud": {"status": "blocked", "refused": {
+            "media_source": "network_a", "campaign_id": "a1",
+            "clicked_at": (base - timedelta(seconds=5)).isoformat()}}})
     marked(made[("a1", 3 * 3600)], "flagged", ("anonymous_traffic", None, "listed_network"))
     for n, ctit in enumerate([2 * 86400, 5 * 86400]):
         marked(install(app, base, f"f-{n}", source="flooder", campaign="f1",
@@ -161,13 +168,16 @@ def test_the_blocked_installs_export_lists_refused_and_taken_back_installs(owner
                                        newline="")))
     assert rows[0] == ["install_id", "installed_at", "device_id", "platform", "fraud_status",
                        "media_source", "campaign_id", "match_type", "attributed_touch_time",
-                       "reasons", "first_reason", "first_reason_value", "ip"]
-    assert sorted((r[4], r[5], r[9], r[10], r[11]) for r in rows[1:]) == [
+                       "refused_click_time", "reasons", "first_reason", "first_reason_value",
+                       "ip"]
+    assert sorted((r[4], r[5], r[10], r[11], r[12]) for r in rows[1:]) == [
         ("blocked", "network_a", "ctit_anomalies", "ctit_anomalies", "5"),
         ("post_attribution", "flooder", "click_flood", "click_flood", "0.02"),
         ("post_attribution", "flooder", "click_flood", "click_flood", "0.02"),
     ]
     assert rows[1][1].endswith("T18:00:00.000Z")
+    blocked = next(r for r in rows[1:] if r[4] == "blocked")
+    assert (blocked[6], blocked[7], blocked[9]) == ("a1", "organic", "2026-03-10T17:59:55+00:00")
 
 
 def test_blocked_installs_and_their_revenue_are_counted_apart_elsewhere(owner_api, scene):

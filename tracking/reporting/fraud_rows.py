@@ -6,6 +6,9 @@ the app and the time ((app, clicked_at), (app, installed_at), (app, occurred_at)
 
 The report reads installs, not the rollups: a fraud status changes after the fact (beat's
 post-attribution relabels a week of installs) and installs are few next to clicks and events.
+A blocked install is stored organic; the click whose claim was refused is in its trail
+(`decision["fraud"]["refused"]`, tracking/fraud_gate.py), and both read it there: a blocked
+install counts under the source and campaign that were refused, its CTIT is that click's.
 """
 
 from __future__ import annotations
@@ -16,16 +19,30 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from django.db.models import Case, Count, F, FloatField, Func, IntegerField, Q, Value, When
+from django.db.models import Case, Count, F, FloatField, Func, IntegerField, Value, When
 
 from tracking.models import ClickArchive, Event, Install
-from tracking.reporting.export_rows import _stream, _text_values
+from tracking.reporting.export_rows import IsoUtc, _stream
 from tracking.reporting.rollup_rows import day_bounds
 
 # Statuses whose install a source won (or won and lost later): what flood detection judges.
 WON = ("clean", "flagged", "post_attribution")
 # Bucket upper bounds in seconds, excluded (fraud.flood.BUCKETS: 0-10 s ... 1-7 d).
 BUCKET_ENDS = (10, 60, 600, 3600, 86400)
+REFUSED = ("decision__fraud__refused__media_source", "decision__fraud__refused__campaign_id",
+           "decision__fraud__refused__clicked_at")
+
+
+def bucket_of(seconds: float) -> int:
+    return next((index for index, end in enumerate(BUCKET_ENDS) if seconds < end),
+                len(BUCKET_ENDS))
+
+
+def refused_ctit(installed_at: datetime, clicked_at: str | None) -> float | None:
+    """Seconds from the refused click (ISO text in the trail) to the install."""
+    if not clicked_at:
+        return None
+    return (installed_at - datetime.fromisoformat(clicked_at)).total_seconds()
 
 
 class Seconds(Func):
@@ -70,11 +87,19 @@ def source_activity(*, app_id: uuid.UUID, since: datetime, until: datetime
                                                   clicked_at__lt=until)
                       .values_list("media_source").annotate(n=Count("*")).order_by()):
         found[source].clicks += n
-    for source, ctit in (Install.objects.filter(
-            app_id=app_id, installed_at__gte=since, installed_at__lt=until, is_organic=False,
-            attributed_touch_time__isnull=False, fraud_status__in=WON)
-            .annotate(ctit=_ctit()).values_list("media_source", "ctit")):
-        found[source or ""].ctits.append(ctit)
+    installs = Install.objects.filter(app_id=app_id, installed_at__gte=since,
+                                      installed_at__lt=until)
+    for source, ctit in (installs.filter(is_organic=False, attributed_touch_time__isnull=False,
+                                         fraud_status__in=WON)
+                         .annotate(ctit=_ctit()).values_list("media_source", "ctit")):
+        found[source or ""].ctits.append(float(ctit))
+    # What a blocked source still tried: its refused claims, so a source blocked all day is
+    # still judged on the week it flooded.
+    for source, _campaign, clicked_at, installed_at in (installs.filter(fraud_status="blocked")
+                                                        .values_list(*REFUSED, "installed_at")):
+        ctit = refused_ctit(installed_at, clicked_at)
+        if source and ctit is not None:
+            found[source].ctits.append(ctit)
     return dict(found)
 
 
@@ -123,28 +148,41 @@ def fraud_groups(*, app_id: uuid.UUID, start: date, end: date) -> list[FraudGrou
         return groups[key]
 
     for source, campaign, status, bucket, n in (
-            installs.annotate(ctit=_ctit()).annotate(bucket=_bucket())
+            installs.exclude(fraud_status="blocked")
+            .annotate(ctit=_ctit()).annotate(bucket=_bucket())
             .values_list("media_source", "campaign_id", "fraud_status", "bucket")
             .annotate(n=Count("*")).order_by()):
         found = group(source, campaign)
         found.installs[status] += n
         if bucket is not None:
             found.histogram[bucket] += n
-    for source, campaign, status, reasons in (installs.exclude(fraud_status="clean")
-                                              .values_list("media_source", "campaign_id",
-                                                           "fraud_status", "fraud_reasons")):
+    marked = installs.exclude(fraud_status__in=("clean", "blocked")).values_list(
+        "media_source", "campaign_id", "fraud_status", "fraud_reasons")
+    blocked = installs.filter(fraud_status="blocked").values_list(
+        *REFUSED, "installed_at", "fraud_reasons")
+    for source, campaign, status, reasons in marked:
         for reason in {r.get("reason", "") for r in reasons or ()}:
             group(source, campaign).by_reason[(status, reason)] += 1
-    for source, campaign, n in (Event.objects.filter(
+    for source, campaign, clicked_at, installed_at, reasons in blocked:
+        found = group(source, campaign)
+        found.installs["blocked"] += 1
+        ctit = refused_ctit(installed_at, clicked_at)
+        if ctit is not None:
+            found.histogram[bucket_of(ctit)] += 1
+        for reason in {r.get("reason", "") for r in reasons or ()}:
+            found.by_reason[("blocked", reason)] += 1
+    for source, campaign, refused_source, refused_campaign, n in (Event.objects.filter(
             app_id=app_id, occurred_at__gte=since, occurred_at__lt=until, is_blocked=True)
-            .values_list("install__media_source", "install__campaign_id")
+            .values_list("install__media_source", "install__campaign_id",
+                         *(f"install__{name}" for name in REFUSED[:2]))
             .annotate(n=Count("*")).order_by()):
-        group(source, campaign).blocked_events += n
+        group(source or refused_source, campaign or refused_campaign).blocked_events += n
     return sorted(groups.values(), key=lambda g: (-sum(g.installs.values()), g.media_source,
                                                   g.campaign_id))
 
 
-# Times as ISO 8601 text, in this order (export_rows.IsoUtc).
+# In this order, times as ISO 8601 text (export_rows.IsoUtc), then the refused claim's source,
+# campaign and click time (REFUSED: what a blocked install was refused for).
 BLOCKED_EXPORT_FIELDS = (
     "id", "installed_at", "device_id", "platform", "fraud_status", "media_source",
     "campaign_id", "match_type", "attributed_touch_time", "fraud_reasons", "ip")
@@ -153,13 +191,17 @@ BLOCKED_EXPORT_FIELDS = (
 def blocked_installs_for_export(*, app_id: uuid.UUID, start: date, end: date
                                 ) -> Iterator[tuple]:
     """Blocked and post-attribution installs of days start..end, oldest first, as tuples of
-    BLOCKED_EXPORT_FIELDS (fraud_reasons as stored, a list)."""
+    BLOCKED_EXPORT_FIELDS and REFUSED (fraud_reasons as stored, a list)."""
     since, until = day_bounds(start)[0], day_bounds(end)[1]
     rows = (Install.objects.filter(app_id=app_id, installed_at__gte=since,
-                                   installed_at__lt=until)
-            .filter(Q(fraud_status="blocked") | Q(fraud_status="post_attribution"))
-            .order_by("installed_at", "id"))
-    return _stream(_text_values(rows, BLOCKED_EXPORT_FIELDS))
+                                   installed_at__lt=until,
+                                   fraud_status__in=("blocked", "post_attribution"))
+            .order_by("installed_at", "id")
+            .annotate(installed_at_text=IsoUtc("installed_at"),
+                      attributed_touch_time_text=IsoUtc("attributed_touch_time")))
+    names = [f"{name}_text" if name in ("installed_at", "attributed_touch_time") else name
+             for name in BLOCKED_EXPORT_FIELDS]
+    return _stream(rows.values_list(*names, *REFUSED))
 
 
 def clicks_since(*, app_id: uuid.UUID, media_source: str, since: datetime, until: datetime

@@ -33,6 +33,9 @@ class InstallRow:
     click_id: uuid.UUID | None
     attributed_touch_time: datetime | None
     fraud_status: str = "clean"
+    # A blocked install is stored organic: the source and campaign whose claim was refused.
+    refused_media_source: str | None = None
+    refused_campaign_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ def installs(scope: Scope) -> list[InstallRow]:
     rows = _rows(Install, "installs", "installed_at", scope)
     return [InstallRow(*values) for values in rows.values_list(
         "app_id", "id", "device_id", "installed_at", "is_organic", "media_source",
-        "campaign_id", "click_id", "attributed_touch_time", "fraud_status")]
+        "campaign_id", "click_id", "attributed_touch_time", "fraud_status",
+        "decision__fraud__refused__media_source", "decision__fraud__refused__campaign_id")]
 
 
 def device_clicks_for_installs_on_day(*, app_id: uuid.UUID, day: date,
