@@ -46,6 +46,9 @@ class PostbackConfig(models.Model):
     active = models.BooleanField(default=True)
     consent_policy = models.CharField(max_length=8, choices=ConsentPolicy.choices,
                                       default=ConsentPolicy.STRIP)
+    # The network also hears of installs a fraud rule refused its claim to (is_rejected=1,
+    # {reject_reason}, {reject_reason_value}; docs/fraud.md).
+    send_rejected = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

@@ -35,7 +35,8 @@ SPEC_MACROS = ("app_id", "device_id", "media_source", "campaign_id", "match_type
                "install_time", "click_time", "confidence")
 # Ours, documented in docs/delivery.md: what event and re-engagement postbacks need.
 EXTRA_MACROS = ("install_id", "platform", "event_type", "event_name", "event_time",
-                "event_revenue", "event_currency")
+                "event_revenue", "event_currency", "is_rejected", "reject_reason",
+                "reject_reason_value")
 MACROS = SPEC_MACROS + EXTRA_MACROS
 # What identifies the user or the device to a network: emptied for a user who denied
 # ad_user_data under the GDPR (docs/privacy.md, "What consent changes"). There are no IP or
@@ -103,15 +104,19 @@ def _macro_values(*, event_type: str, app_id: str, install_id: str | None,
                   match_type: str | None = None, confidence: float | None = None,
                   install_time: str | None = None, click_time: str | None = None,
                   event_name: str | None = None, event_revenue: str | None = None,
-                  event_currency: str | None = None) -> dict[str, Any]:
+                  event_currency: str | None = None, is_rejected: int = 0,
+                  reject_reason: str | None = None,
+                  reject_reason_value: Any = None) -> dict[str, Any]:
     """Every macro of one postback, None where its kind has no value, always in this order
-    (a POST postback sends them as a JSON object)."""
+    (a POST postback sends them as a JSON object). `is_rejected` is 1 only on a
+    rejected-install postback (docs/fraud.md, "What a verdict does")."""
     return {"app_id": app_id, "install_id": install_id, "device_id": device_id,
             "platform": platform, "media_source": media_source, "campaign_id": campaign_id,
             "match_type": match_type, "confidence": confidence, "install_time": install_time,
             "click_time": click_time, "event_type": event_type, "event_name": event_name,
             "event_time": event_time, "event_revenue": event_revenue,
-            "event_currency": event_currency}
+            "event_currency": event_currency, "is_rejected": is_rejected,
+            "reject_reason": reject_reason, "reject_reason_value": reject_reason_value}
 
 
 def install_fact(event: Any, consent: dict | None = None) -> Fact:
@@ -121,11 +126,38 @@ def install_fact(event: Any, consent: dict | None = None) -> Fact:
     click_time = iso_utc(event.click_time)
     common = _attribution_of(event)
     data = {**common, "is_organic": event.is_organic, "install_time": install_time,
-            "click_time": click_time, "consent": consent}
+            "click_time": click_time, "consent": consent, "fraud": fraud_of(event)}
     values = _macro_values(**common, install_time=install_time, click_time=click_time,
                            event_type=INSTALL, event_time=install_time)
     return Fact(INSTALL, str(event.install_id), str(event.app_id), event.media_source,
                 event.is_organic, data, values)
+
+
+def fraud_of(event: Any) -> dict:
+    """An install's fraud verdict as webhooks carry it: {status, reasons}."""
+    return {"status": getattr(event, "fraud_status", "clean"),
+            "reasons": [dict(reason) for reason in getattr(event, "fraud_reasons", ())]}
+
+
+def rejected_install_values(event: Any) -> dict[str, Any] | None:
+    """The macro values of a rejected-install postback to the network whose claim a fraud
+    rule refused (`rejected_media_source` of an `InstallAttributed`), or None when no claim
+    was refused. It names that network's own click and the first reason; the install's credit
+    (organic, or another network's) is not disclosed."""
+    source = getattr(event, "rejected_media_source", None)
+    if not source:
+        return None
+    reasons = getattr(event, "fraud_reasons", ())
+    first = reasons[0] if reasons else {}
+    install_time = iso_utc(event.installed_at)
+    return _macro_values(
+        app_id=str(event.app_id), install_id=str(event.install_id), device_id=event.device_id,
+        platform=event.platform, media_source=source,
+        campaign_id=getattr(event, "rejected_campaign_id", None), match_type=None,
+        confidence=None, install_time=install_time,
+        click_time=iso_utc(getattr(event, "rejected_click_time", None)), event_type=INSTALL,
+        event_time=install_time, is_rejected=1, reject_reason=first.get("reason"),
+        reject_reason_value=first.get("value"))
 
 
 def reengagement_fact(event: Any, consent: dict | None = None) -> Fact:
@@ -187,6 +219,7 @@ def event_fact(event: Any, consent: dict | None = None) -> Fact:
         "media_source": event.media_source,
         "campaign_id": event.campaign_id,
         "consent": consent,
+        "is_blocked": getattr(event, "is_blocked", False),
     }
     values = _macro_values(app_id=data["app_id"], install_id=install_id,
                            device_id=event.device_id, media_source=event.media_source,
@@ -194,8 +227,9 @@ def event_fact(event: Any, consent: dict | None = None) -> Fact:
                            event_name=event.event_name, event_time=event_time,
                            event_revenue=_decimal_text(event.revenue_amount),
                            event_currency=event.revenue_currency)
+    # An event of a blocked install credits nobody: no postback, as for an organic one.
     return Fact(EVENT, str(event.event_id), str(event.app_id), event.media_source,
-                event.media_source is None, data, values)
+                event.media_source is None or data["is_blocked"], data, values)
 
 
 def sample_fact(*, event_type: str, app_id: str, media_source: str | None, platform: str,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import CharField, Count, Q, QuerySet, Value
+from django.db.models import BooleanField, CharField, Count, Q, QuerySet, Value
 
 from attribution_site import prepared
 from attribution_site.local_cache import LocalCache
@@ -29,6 +29,7 @@ class Target:
     media_source: str
     events: tuple[str, ...]
     consent_policy: str = ""  # a postback's (strip | suppress); "" for webhooks
+    send_rejected: bool = False  # a postback's: rejected-install postbacks (docs/fraud.md)
 
 
 # Every install and event batch asks; configurations change a few times in an app's life.
@@ -56,9 +57,9 @@ def delivery_targets_changed(*, app_id: uuid.UUID) -> None:
 # every install and event batch may make one. Else the ORM's union for other databases (the
 # SQLite first-run default), which must give the same targets: tests run both.
 _TARGETS_SQL = (
-    f"SELECT %s, id, app_id, media_source, events, consent_policy "
+    f"SELECT %s, id, app_id, media_source, events, consent_policy, send_rejected "
     f"FROM {PostbackConfig._meta.db_table} WHERE app_id = ANY(%s) AND active UNION ALL "
-    f"SELECT %s, id, app_id, '', events, '' FROM {Webhook._meta.db_table} "
+    f"SELECT %s, id, app_id, '', events, '', false FROM {Webhook._meta.db_table} "
     "WHERE app_id = ANY(%s) AND active"
 )
 
@@ -71,18 +72,21 @@ def _targets_uncached(app_ids: list[uuid.UUID]) -> tuple[Target, ...]:
     else:
         postbacks = PostbackConfig.objects.filter(app_id__in=app_ids, active=True).annotate(
             kind=Value(Kind.POSTBACK.value, output_field=CharField()),
-        ).values_list("kind", "id", "app_id", "media_source", "events", "consent_policy")
+        ).values_list("kind", "id", "app_id", "media_source", "events", "consent_policy",
+                      "send_rejected")
         webhooks = Webhook.objects.filter(app_id__in=app_ids, active=True).annotate(
             kind=Value(Kind.WEBHOOK.value, output_field=CharField()),
             no_source=Value("", output_field=CharField()),
             no_policy=Value("", output_field=CharField()),
-        ).values_list("kind", "id", "app_id", "no_source", "events", "no_policy")
+            no_rejected=Value(False, output_field=BooleanField()),
+        ).values_list("kind", "id", "app_id", "no_source", "events", "no_policy",
+                      "no_rejected")
         rows = postbacks.union(webhooks, all=True)
     # The plain cursor may hand `events` over as JSON text; the ORM has decoded it already.
     return tuple(Target(kind, config_id, app_id, source,
                         tuple(json.loads(events) if isinstance(events, str) else events or ()),
-                        policy)
-                 for kind, config_id, app_id, source, events, policy in rows)
+                        policy, bool(send_rejected))
+                 for kind, config_id, app_id, source, events, policy, send_rejected in rows)
 
 
 CONFIG_MODELS: dict[str, type[PostbackConfig] | type[Webhook]] = {

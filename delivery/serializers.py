@@ -108,6 +108,9 @@ class PostbackCreateInput(StrictSerializer):
     events = EventsField(required=False, default=lambda: [payloads.INSTALL])
     active = StrictBooleanField(required=False, default=True)
     consent_policy = _consent_policy_field(required=False, default=ConsentPolicy.STRIP)
+    send_rejected = StrictBooleanField(required=False, default=False, help_text=(
+        "Also post back installs a fraud rule refused this network's claim to, with "
+        "is_rejected=1 and the reason (docs/fraud.md)."))
 
 
 class PostbackUpdateInput(_RefusesImmutable):
@@ -119,6 +122,7 @@ class PostbackUpdateInput(_RefusesImmutable):
     events = EventsField(required=False)
     active = StrictBooleanField(required=False)
     consent_policy = _consent_policy_field(required=False)
+    send_rejected = StrictBooleanField(required=False)
 
 
 class PostbackOutput(serializers.Serializer):
@@ -130,6 +134,7 @@ class PostbackOutput(serializers.Serializer):
     events = serializers.ListField(child=serializers.CharField())
     active = serializers.BooleanField()
     consent_policy = serializers.CharField()
+    send_rejected = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 

@@ -96,3 +96,25 @@ class SignatureRefusal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.refusals} {self.sub_reason} signatures on {self.day}"
+
+
+class BotClicks(models.Model):
+    """Clicks from known bots and crawlers (the bots rule), counted per app, day and source:
+    in block mode they are not recorded, in flag mode recorded and counted here. The fraud
+    report reads `clicks`."""
+
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    media_source = models.CharField(max_length=255, blank=True, default="")
+    mode = models.CharField(max_length=8, choices=[(verdict.FLAG, verdict.FLAG),
+                                                   (verdict.BLOCK, verdict.BLOCK)])
+    clicks = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "day", "media_source", "mode"],
+                                    name="bot_clicks_unique_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.clicks} bot clicks ({self.mode}) on {self.day}"

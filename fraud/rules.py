@@ -5,8 +5,8 @@ settings, and say which clicks may not win and what the install's verdict is.
 Click rules (each refuses a click in block mode, marks it in flag mode):
 - engagement_injection: a click recorded after the install began (Play's install-begin time);
 - ctit_anomalies: click-to-install time (to the install's first launch) below the floor;
-- too_many_engagements: a device's clicks for one source beyond the limit in the hour up to
-  the click (the device: its advertising id, else its IP + User-Agent fingerprint);
+- too_many_engagements: a device's clicks for one source in an hour holding more than the
+  limit (the device: its advertising id, else its IP + User-Agent fingerprint);
 - click_flood: a click of a source beat found flooding the app's clicks today.
 Install rules: anonymous_traffic (the install's address is in a listed network or the
 anonymous-IP database) and incorrect_signature in report mode (the caller measures both).
@@ -106,9 +106,10 @@ def screen_clicks(clicks: Sequence[Click], *, installed_at: datetime,
 
 
 def engagement_counts(clicks: Sequence[Click]) -> dict[uuid.UUID, int]:
-    """Per click, how many clicks of its device for its source fall in the hour up to it,
-    itself included. The device is its advertising id, else its IP + User-Agent fingerprint;
-    a click with neither is counted alone."""
+    """Per click, the most clicks of its device for its source in any hour that holds it:
+    once a device passes the limit, every click of that burst is out, the first ones too
+    (a click spammer's first click is no more honest than its tenth). The device is its
+    advertising id, else its IP + User-Agent fingerprint; a click with neither is alone."""
     by_key: dict[tuple, list[Click]] = defaultdict(list)
     for click in clicks:
         device = (("id", click.advertising_id) if click.advertising_id
@@ -117,11 +118,14 @@ def engagement_counts(clicks: Sequence[Click]) -> dict[uuid.UUID, int]:
     counts: dict[uuid.UUID, int] = {}
     for group in by_key.values():
         group.sort(key=lambda c: c.clicked_at)
-        start = 0
-        for end, click in enumerate(group):
-            while group[start].clicked_at <= click.clicked_at - HOUR:
-                start += 1
-            counts[click.id] = end - start + 1
+        for click in group:
+            counts[click.id] = 1
+        end = 0
+        for start, first in enumerate(group):  # each hour that starts at a click
+            while end < len(group) and group[end].clicked_at < first.clicked_at + HOUR:
+                end += 1
+            for held in group[start:end]:
+                counts[held.id] = max(counts[held.id], end - start)
     return counts
 
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 from attribution_site.api.exceptions import Unauthorized
 from delivery import crypto
 from fraud import selectors, signing, verdict
-from fraud.models import AppFraudSettings, SignatureRefusal, SigningSecret, SourceFlag
+from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret, SourceFlag
 
 SIGNING_SECRET_BYTES = 32
 SIGNATURE_MESSAGES = {
@@ -52,19 +52,38 @@ def signing_secret_create(*, app_id: uuid.UUID, key_id: str) -> str:
 
 
 def signature_refusal_count(*, app_id: uuid.UUID, day: date, sub_reason: str) -> None:
-    """One more request refused for its signature: an UPDATE, else the day's first row."""
-    updated = SignatureRefusal.objects.filter(app_id=app_id, day=day,
-                                              sub_reason=sub_reason).update(
-        refusals=F("refusals") + 1)
-    if updated:
+    """One more request refused for its signature."""
+    _count(SignatureRefusal, "refusals", app_id=app_id, day=day, sub_reason=sub_reason)
+
+
+def bot_click_count(*, app_id: uuid.UUID, day: date, media_source: str, mode: str) -> None:
+    """One more click from a bot or crawler, blocked (not recorded) or flagged."""
+    _count(BotClicks, "clicks", app_id=app_id, day=day, media_source=media_source[:255],
+           mode=mode)
+
+
+def _count(model, field: str, **key) -> None:
+    """Add one to the counter row of `key`: an UPDATE, else the day's first row."""
+    if model.objects.filter(**key).update(**{field: F(field) + 1}):
         return
     try:
         with transaction.atomic():
-            SignatureRefusal.objects.create(app_id=app_id, day=day, sub_reason=sub_reason,
-                                            refusals=1)
+            model.objects.create(**key, **{field: 1})
     except IntegrityError:  # another request created it in between
-        SignatureRefusal.objects.filter(app_id=app_id, day=day, sub_reason=sub_reason).update(
-            refusals=F("refusals") + 1)
+        model.objects.filter(**key).update(**{field: F(field) + 1})
+
+
+def bots_click_verdict(*, app_id: uuid.UUID, media_source: str, bot: bool) -> bool:
+    """Whether a click may be recorded under the app's bots rule; a bot's click is counted
+    (flag: recorded too; block: not). `bot` is tracking's one list's answer."""
+    if not bot:
+        return True
+    mode = selectors.settings_of(app_id).bots_mode
+    if mode == verdict.OFF:
+        return True
+    bot_click_count(app_id=app_id, day=timezone.now().date(), media_source=media_source,
+                    mode=mode)
+    return mode == verdict.FLAG
 
 
 @lru_cache(maxsize=4096)

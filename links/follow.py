@@ -30,14 +30,14 @@ from django.http import HttpResponse, HttpResponseNotAllowed, HttpResponseRedire
 from django.template import loader
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
-from ua_parser import parse_device, parse_user_agent
+from ua_parser import parse_user_agent
 
 from apps_registry import selectors as app_selectors
 from links import association, codes, lookup, routing
 from links.serializers import own_origin
 from tracking.click_intake import click_from_request
 from tracking.redirects import safe_redirect_url
-from tracking.useragent import MAX_PARSED_LENGTH, device_info
+from tracking.useragent import MAX_PARSED_LENGTH, device_info, is_bot
 
 logger = logging.getLogger(__name__)
 
@@ -123,10 +123,9 @@ def visitor_kind(user_agent: str) -> str:
     cached per User-Agent like tracking's device detection."""
     if not user_agent:
         return routing.BROWSER
-    browser, device = parse_user_agent(user_agent), parse_device(user_agent)
+    browser = parse_user_agent(user_agent)
     return routing.visitor_kind(browser_family=browser.family if browser else "",
-                                device_family=device.family if device else "",
-                                user_agent=user_agent)
+                                bot=is_bot(user_agent), user_agent=user_agent)
 
 
 def short_url(request, *, domain: lookup.DomainRecord | None, code: str) -> str | None:

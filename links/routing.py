@@ -16,7 +16,8 @@ destination), its `referrer` names the click, exactly as /clicks does.
 
 Visitors (`visitor_kind`) are classified from the uap-core families the UA parser gives (it knows
 the Facebook, Messenger, Instagram, TikTok, Snapchat, X/Twitter, LINE and WeChat app browsers,
-and marks link-preview crawlers and search robots as the "Spider" device). uap-core has no rule
+and tracking's one list of bots and crawlers marks the link-preview crawlers and search robots,
+`tracking.useragent.is_bot`). uap-core has no rule
 for LinkedIn's app browser (`[LinkedInApp]` at the end of a WebView's User-Agent), so that one
 marker is matched here.
 """
@@ -49,7 +50,6 @@ IN_APP_BROWSER_FAMILIES = frozenset({
 })
 # In-app browsers uap-core does not know (checked against ua-parser-builtins 202610).
 IN_APP_BROWSER_MARKERS = ("[LinkedInApp]",)
-CRAWLER_DEVICE_FAMILY = "Spider"
 
 LIVE, INACTIVE, EXPIRED = "live", "inactive", "expired"
 
@@ -67,10 +67,11 @@ class Destination:
     carries_click: bool
 
 
-def visitor_kind(*, browser_family: str, device_family: str, user_agent: str) -> str:
-    """BROWSER, IN_APP_BROWSER or CRAWLER. A crawler is never counted; an in-app browser is
-    counted and shown the interstitial."""
-    if device_family == CRAWLER_DEVICE_FAMILY:
+def visitor_kind(*, browser_family: str, bot: bool, user_agent: str) -> str:
+    """BROWSER, IN_APP_BROWSER or CRAWLER (`bot`: tracking's one list of bots and crawlers,
+    `tracking.useragent.is_bot`). A crawler is never counted; an in-app browser is counted and
+    shown the interstitial."""
+    if bot:
         return CRAWLER
     if browser_family in IN_APP_BROWSER_FAMILIES:
         return IN_APP_BROWSER

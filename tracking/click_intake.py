@@ -14,7 +14,9 @@ from django.utils import timezone
 
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.throttling import fixed_window_hit
+from fraud import services as fraud_services
 from tracking import services
+from tracking.useragent import is_bot
 
 logger = logging.getLogger(__name__)
 
@@ -28,10 +30,14 @@ def click_from_request(request, *, app_id: uuid.UUID, campaign_id: str, media_so
         if fixed_window_hit(f"clicks:{app_id}", limit=settings.CLICK_RATE_LIMIT_PER_APP):
             logger.warning("click rate limit reached for app %s; click not recorded", app_id)
             return None
+        user_agent = request.META.get("HTTP_USER_AGENT", "")
+        if not fraud_services.bots_click_verdict(app_id=app_id, media_source=media_source,
+                                                 bot=is_bot(user_agent)):
+            return None  # the bots rule (docs/fraud.md): counted, not recorded
         return services.click_record(click=services.ClickInput(
             app_id=app_id, campaign_id=campaign_id, media_source=media_source, adset=adset,
             ad=ad, advertising_id=advertising_id, ip=request_client_ip(request) or None,
-            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            user_agent=user_agent,
             accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
             clicked_at=timezone.now(), link_id=link_id))
     except Exception:  # noqa: BLE001 - the visitor is redirected whatever happened here

@@ -255,6 +255,37 @@ class ReengagementOutput(serializers.Serializer):
     reengaged_at = serializers.DateTimeField()
 
 
+@extend_schema_field({"type": "number", "nullable": True})
+class MeasuredValue(serializers.Field):
+    """A fraud reason's value: whole seconds or a count, as measured (never turned to float)."""
+
+    def to_representation(self, value):
+        return value
+
+
+class FraudReasonOutput(serializers.Serializer):
+    reason = serializers.CharField(help_text="The reason code, as AppsFlyer and Adjust name it.")
+    value = MeasuredValue(help_text="What was measured: seconds, or a count; null if nothing.")
+    sub_reason = serializers.CharField(help_text="Which list, flag or check matched.")
+
+
+class FraudOutput(serializers.Serializer):
+    status = serializers.CharField(help_text="clean | flagged | blocked | post_attribution")
+    reasons = FraudReasonOutput(many=True)
+
+
+@extend_schema_field(FraudOutput)
+class InstallFraudField(serializers.Field):
+    """The install's fraud verdict, from its two columns (docs/fraud.md)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, install):
+        return {"status": install.fraud_status,
+                "reasons": FraudReasonOutput(install.fraud_reasons or [], many=True).data}
+
+
 class InstallOutput(serializers.Serializer):
     id = serializers.UUIDField()
     app_id = serializers.UUIDField()
@@ -281,6 +312,8 @@ class InstallOutput(serializers.Serializer):
     decision = serializers.JSONField(help_text="The decision trail: method, score, factors, "
                                      "steps, and every candidate click with why it lost.")
     reengagements = ReengagementOutput(many=True)
+    fraud = InstallFraudField(help_text=(
+        "The fraud rules' verdict and its reasons (docs/fraud.md)."))
 
 
 class InstallDetailOutput(InstallOutput):

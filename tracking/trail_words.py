@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from fraud.verdict import CLEAN
+from fraud.words import STATUS_WORDS
 from tracking import fingerprint
 from tracking.attribution import (
     ADDRESS_NEVER_COMPARED,
@@ -29,7 +31,7 @@ from tracking.attribution import (
 
 TIERS = (INSTALL_REFERRER, DEVICE_ID, FINGERPRINT)
 TIER_NAMES = {INSTALL_REFERRER: "Install referrer", DEVICE_ID: "Device id",
-              FINGERPRINT: "Fingerprint", ORGANIC: "Organic"}
+              FINGERPRINT: "Fingerprint", ORGANIC: "Organic", "fraud": "Fraud rules"}
 BY_TIER = {INSTALL_REFERRER: "install referrer", DEVICE_ID: "device id",
            FINGERPRINT: "fingerprint"}
 NO_TRAIL = "No decision trail was stored with this install."
@@ -101,6 +103,7 @@ class TrailWords:
     lost: tuple[LostClick, ...]
     window: str  # "" when the trail does not say
     capped: bool  # the trail keeps only the first MAX_TRAIL_CANDIDATES losing clicks
+    fraud: tuple[str, ...] = ()  # the fraud rules' verdict and each reason (docs/fraud.md)
 
 
 def trail_in_words(decision: Mapping | None, *, installed_at: datetime) -> TrailWords:
@@ -116,7 +119,24 @@ def trail_in_words(decision: Mapping | None, *, installed_at: datetime) -> Trail
         lost=tuple(_lost(c, day) for c in _first_loss_of_each_click(losers)),
         window=_window(decision.get("window_start")),
         capped=len(losers) >= MAX_TRAIL_CANDIDATES,
+        fraud=tuple(_fraud(decision.get("fraud"), day)),
     )
+
+
+def _fraud(fraud: object, day: date) -> list[str]:
+    """The verdict, then each reason as the rules worded it when they decided (with the
+    thresholds of that moment), then whose claim was refused. Nothing for a trail from
+    before the fraud rules, or a clean one."""
+    if not isinstance(fraud, Mapping) or fraud.get("status") in (None, CLEAN):
+        return []
+    lines = [STATUS_WORDS.get(fraud["status"], str(fraud["status"]))]
+    for reason in fraud.get("reasons") or ():
+        if isinstance(reason, Mapping):
+            lines.append(_capital(str(reason.get("words") or reason.get("reason", ""))) + ".")
+    refused = fraud.get("refused")
+    if isinstance(refused, Mapping):
+        lines.append(f"Refused: the claim of {_click_phrase(refused, day)}.")
+    return lines
 
 
 def _first_loss_of_each_click(losers: list[Mapping]) -> list[Mapping]:

@@ -13,6 +13,14 @@ from functools import lru_cache
 
 from ua_parser import parse_device, parse_os
 
+# The one list of bots and crawlers (docs/fraud.md, "bots"): uap-core's "Spider" device family
+# (search robots and link-preview crawlers: Googlebot, facebookexternalhit, Slackbot,
+# Twitterbot, WhatsApp...), plus headless browsers and scrapers uap-core does not mark. Plain
+# HTTP libraries are not on it: a network may report clicks from its servers.
+# Links show a crawler the preview page and record no click; /clicks does not count one.
+CRAWLER_DEVICE_FAMILY = "Spider"
+BOT_MARKERS = ("HeadlessChrome", "PhantomJS", "Selenium", "Scrapy")
+
 IOS_FAMILIES = {"iOS", "iPadOS"}
 MAX_PARSED_LENGTH = 512
 
@@ -53,6 +61,17 @@ def device_info(user_agent: str) -> DeviceInfo:
     version = f"{major}.{minor}" if major and minor.isdigit() else major
     return DeviceInfo(platform=platform, os_family=family, os_version=version,
                       device_model=model[:128])
+
+
+@lru_cache(maxsize=8192)
+def is_bot(user_agent: str) -> bool:
+    """A known bot or crawler rather than a person's browser; cached like `device_info`."""
+    if not user_agent:
+        return False
+    if any(marker in user_agent for marker in BOT_MARKERS):
+        return True
+    device = parse_device(user_agent[:MAX_PARSED_LENGTH])
+    return device is not None and device.family == CRAWLER_DEVICE_FAMILY
 
 
 def _ios_device_class(user_agent: str, model: str) -> str:

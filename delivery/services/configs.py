@@ -21,7 +21,7 @@ from delivery import crypto, payloads, transport
 from delivery.models import ConsentPolicy, HttpMethod, PostbackConfig, Webhook
 
 UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active",
-                             "consent_policy")
+                             "consent_policy", "send_rejected")
 UPDATABLE_WEBHOOK_FIELDS = ("url", "events", "active")
 MAX_WEBHOOKS_PER_APP = 20
 SECRET_MESSAGE = ("Store this secret now: it is shown only once. Use it to verify the "
@@ -54,8 +54,8 @@ def _save_changes(config: PostbackConfig | Webhook, changes: dict[str, Any], *,
 
 def postback_create(*, app: App, media_source: str, postback_url: str,
                     http_method: str = HttpMethod.GET, events: Sequence[str] | None = None,
-                    active: bool = True, consent_policy: str = ConsentPolicy.STRIP
-                    ) -> PostbackConfig:
+                    active: bool = True, consent_policy: str = ConsentPolicy.STRIP,
+                    send_rejected: bool = False) -> PostbackConfig:
     _check_destination(postback_url, field="postback_url")
     if PostbackConfig.objects.filter(app=app, media_source=media_source).exists():
         raise _media_source_conflict(media_source)
@@ -63,7 +63,7 @@ def postback_create(*, app: App, media_source: str, postback_url: str,
     postback = PostbackConfig(app=app, media_source=media_source, postback_url=postback_url,
                               http_method=http_method, events=list(events or [payloads.INSTALL]),
                               active=active, consent_policy=consent_policy,
-                              created_at=now, updated_at=now)
+                              send_rejected=send_rejected, created_at=now, updated_at=now)
     try:
         with transaction.atomic():
             postback.save(force_insert=True)

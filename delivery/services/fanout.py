@@ -100,25 +100,33 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
         fact = to_fact(event, public(consent))
         shared = sharing.partner_sharing(consent)
         postback_body = None
+        rejected = payloads.rejected_install_values(event) if new_installs else None
         for target in by_app[event.app_id]:
             if payloads.SUBSCRIBED_AS.get(fact.event_type, fact.event_type) not in target.events:
                 continue
             delivery_id = uuid.uuid4()
             state, note = State.PENDING, ""
             if target.kind == Kind.POSTBACK:
+                credited = not fact.is_organic and fact.media_source == target.media_source
+                if not credited and _wants_rejected(target, rejected):
+                    state, note = _postback_verdict(shared, target.consent_policy)
+                    body = payloads.postback_body(
+                        rejected if shared == sharing.FULL
+                        else payloads.without_identifiers(rejected))
                 # Postbacks credit a network: never for organic facts, only to the source.
-                if fact.is_organic or fact.media_source != target.media_source:
+                elif not credited:
                     continue
                 # A post-attribution verdict takes credit away: nothing to tell the network
                 # it was taken from as a new install (docs/fraud.md, "Post-attribution").
-                if fact.data.get("fraud", {}).get("status") == "post_attribution":
+                elif fact.data.get("fraud", {}).get("status") == "post_attribution":
                     continue
-                state, note = _postback_verdict(shared, target.consent_policy)
-                if postback_body is None:
-                    postback_body = payloads.postback_body(
-                        fact.values if shared == sharing.FULL
-                        else payloads.without_identifiers(fact.values))
-                body = postback_body
+                else:
+                    state, note = _postback_verdict(shared, target.consent_policy)
+                    if postback_body is None:
+                        postback_body = payloads.postback_body(
+                            fact.values if shared == sharing.FULL
+                            else payloads.without_identifiers(fact.values))
+                    body = postback_body
             else:
                 body = payloads.webhook_body(message_id=str(delivery_id),
                                              event_type=fact.event_type,
@@ -140,6 +148,13 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
     delivery_ids = [str(row.id) for row in rows if row.state == State.PENDING]
     if delivery_ids:
         batch.after_commit(lambda: enqueue.deliveries_enqueue(delivery_ids))
+
+
+def _wants_rejected(target: selectors.Target, rejected: dict | None) -> bool:
+    """A refused claim's network gets a rejected-install postback only when its
+    configuration asks for one (docs/fraud.md, "What a verdict does")."""
+    return (rejected is not None and target.send_rejected
+            and rejected["media_source"] == target.media_source)
 
 
 def _postback_verdict(shared: str, consent_policy: str) -> tuple[str, str]:

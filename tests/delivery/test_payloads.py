@@ -137,7 +137,8 @@ def test_an_install_postback_has_these_macro_values():
         ("install_time", "2024-05-01T12:00:00.250Z"),
         ("click_time", "2024-05-01T10:00:00.000Z"), ("event_type", "install"),
         ("event_name", None), ("event_time", "2024-05-01T12:00:00.250Z"),
-        ("event_revenue", None), ("event_currency", None)]
+        ("event_revenue", None), ("event_currency", None),
+        ("is_rejected", 0), ("reject_reason", None), ("reject_reason_value", None)]
 
 
 def test_a_reattribution_postback_has_these_macro_values():
@@ -154,7 +155,8 @@ def test_a_reattribution_postback_has_these_macro_values():
         ("install_time", "2024-05-01T12:00:00.250Z"), ("click_time", None),
         ("event_type", "re-attribution"), ("event_name", None),
         ("event_time", "2024-05-02T08:00:00.000Z"), ("event_revenue", None),
-        ("event_currency", None)]
+        ("event_currency", None),
+        ("is_rejected", 0), ("reject_reason", None), ("reject_reason_value", None)]
 
 
 def test_a_reengagement_postback_has_these_macro_values():
@@ -170,7 +172,8 @@ def test_a_reengagement_postback_has_these_macro_values():
         ("match_type", "device_id"), ("confidence", 100.0), ("install_time", None),
         ("click_time", "2024-05-01T11:00:00.000Z"), ("event_type", "re-engagement"),
         ("event_name", None), ("event_time", "2024-05-01T12:00:00.250Z"),
-        ("event_revenue", None), ("event_currency", None)]
+        ("event_revenue", None), ("event_currency", None),
+        ("is_rejected", 0), ("reject_reason", None), ("reject_reason_value", None)]
 
 
 def test_an_event_postback_has_these_macro_values():
@@ -185,7 +188,8 @@ def test_an_event_postback_has_these_macro_values():
         ("match_type", None), ("confidence", None), ("install_time", None),
         ("click_time", None), ("event_type", "event"), ("event_name", "purchase"),
         ("event_time", "2024-05-01T12:00:00.250Z"), ("event_revenue", "9.99"),
-        ("event_currency", "USD")]
+        ("event_currency", "USD"),
+        ("is_rejected", 0), ("reject_reason", None), ("reject_reason_value", None)]
 
 
 def test_an_event_of_a_device_with_no_install_has_no_install_id_macro():

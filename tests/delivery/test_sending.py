@@ -117,7 +117,8 @@ def test_a_webhook_is_signed_over_the_exact_bytes_sent(app, tls_receiver):
         "platform": "android", "media_source": "network_a", "campaign_id": "summer_sale",
         "match_type": "device_id", "confidence": 97.5, "is_organic": False,
         "install_time": verified["data"]["install_time"],
-        "click_time": verified["data"]["click_time"], "consent": None}
+        "click_time": verified["data"]["click_time"], "consent": None,
+        "fraud": {"status": "clean", "reasons": []}}
     assert request.body == delivery.body.encode()
     assert request.method == "POST" and request.headers["Content-Type"] == "application/json"
     assert attempt.succeeded and attempt.url == tls_receiver.url("/hook")
