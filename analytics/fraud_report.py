@@ -1,6 +1,7 @@
 """The fraud report (issue 24, section 4; docs/fraud.md, "The fraud report"): per media source
 and campaign, the installs of the range by fraud status and reason, post-attribution installs,
-the clicks a click-flood block made ineligible, the events of blocked installs, and the
+the clicks a click-flood block made ineligible and the bots rule caught, the events of blocked
+installs, and the
 click-to-install time histogram in fixed buckets (fraud/flood.py); with the app's totals, the
 requests refused for their signature and the day's click-flood flags.
 
@@ -31,6 +32,7 @@ class FraudRow:
     by_reason: Counter = field(default_factory=Counter)  # (status, reason) -> installs
     histogram: list[int] = field(default_factory=lambda: [0] * len(flood.BUCKETS))
     blocked_clicks: int = 0
+    clicks_by_reason: Counter = field(default_factory=Counter)  # (reason, mode) -> clicks
     blocked_events: int = 0
 
     @property
@@ -42,6 +44,7 @@ class FraudRow:
         self.by_reason.update(other.by_reason)
         self.histogram = [a + b for a, b in zip(self.histogram, other.histogram, strict=True)]
         self.blocked_clicks += other.blocked_clicks
+        self.clicks_by_reason.update(other.clicks_by_reason)
         self.blocked_events += other.blocked_events
 
 
@@ -79,7 +82,16 @@ def fraud(*, period: Period) -> FraudReport:
         for campaign_id, n in fraud_rows.clicks_since(
                 app_id=period.app_id, media_source=flag.media_source, since=flag.detected_at,
                 until=end_of_day).items():
-            row(flag.media_source, campaign_id).blocked_clicks += n
+            found = row(flag.media_source, campaign_id)
+            found.blocked_clicks += n
+            found.clicks_by_reason[(verdict.CLICK_FLOOD, verdict.BLOCK)] += n
+    # Bots: blocked ones were never recorded, flagged ones were; counted per source only.
+    for (source, mode), n in fraud_selectors.bot_clicks(
+            app_id=period.app_id, start=period.start, end=period.end).items():
+        found = row(source, "")
+        found.clicks_by_reason[(verdict.BOTS, mode)] += n
+        if mode == verdict.BLOCK:
+            found.blocked_clicks += n
     ordered = sorted(campaigns.values(), key=lambda r: (-r.total_installs, r.media_source,
                                                         r.campaign_id))
     sources: dict[str, FraudRow] = {}

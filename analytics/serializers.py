@@ -359,6 +359,12 @@ class ReasonCountOutput(serializers.Serializer):
     installs = serializers.IntegerField()
 
 
+class ClickReasonOutput(serializers.Serializer):
+    reason = serializers.CharField(help_text="click_flood or bots.")
+    mode = serializers.CharField(help_text="block or flag.")
+    clicks = serializers.IntegerField()
+
+
 class CtitBucketOutput(serializers.Serializer):
     bucket = serializers.CharField(help_text="0-10s, 10-60s, 1-10min, 10-60min, 1-24h, 1-7d.")
     from_seconds = serializers.IntegerField(help_text="Included.")
@@ -376,7 +382,11 @@ class FraudFiguresOutput(serializers.Serializer):
     post_attribution_installs = serializers.IntegerField(help_text=(
         "Credited, then taken out of the paid installs when the source was found flooding."))
     blocked_clicks = serializers.IntegerField(help_text=(
-        "Clicks of a source after a click-flood block, to the end of that UTC day."))
+        "Clicks of a source after a click-flood block, to the end of that UTC day, and bot "
+        "clicks the bots rule kept out (block mode)."))
+    clicks_by_reason = ClickReasonOutput(many=True, help_text=(
+        "Clicks by rule and mode: click_flood (block) and bots (block: never recorded; flag: "
+        "recorded and counted)."))
     blocked_events = serializers.IntegerField(help_text="Events of blocked installs.")
     by_reason = ReasonCountOutput(many=True)
     ctit_histogram = CtitBucketOutput(many=True, help_text=(
@@ -391,6 +401,8 @@ class FraudFiguresOutput(serializers.Serializer):
             "blocked_installs": installs["blocked"],
             "post_attribution_installs": installs["post_attribution"],
             "blocked_clicks": row.blocked_clicks,
+            "clicks_by_reason": [{"reason": reason, "mode": mode, "clicks": n}
+                                 for (reason, mode), n in sorted(row.clicks_by_reason.items())],
             "blocked_events": row.blocked_events,
             "by_reason": [{"reason": reason, "status": status, "installs": n}
                           for (status, reason), n in sorted(row.by_reason.items())],

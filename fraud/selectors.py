@@ -13,7 +13,7 @@ from django.db import transaction
 
 from attribution_site.local_cache import LocalCache
 from fraud import verdict
-from fraud.models import AppFraudSettings, SignatureRefusal, SigningSecret, SourceFlag
+from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret, SourceFlag
 
 
 @dataclass(frozen=True)
@@ -112,4 +112,14 @@ def signature_refusals(*, app_id: uuid.UUID, start: date, end: date) -> dict[str
     for sub_reason, refusals in SignatureRefusal.objects.filter(
             app_id=app_id, day__gte=start, day__lte=end).values_list("sub_reason", "refusals"):
         counts[sub_reason] = counts.get(sub_reason, 0) + refusals
+    return counts
+
+
+def bot_clicks(*, app_id: uuid.UUID, start: date, end: date) -> dict[tuple[str, str], int]:
+    """Clicks the bots rule caught in days start..end, by (media source, mode)."""
+    counts: dict[tuple[str, str], int] = {}
+    for source, mode, clicks in BotClicks.objects.filter(
+            app_id=app_id, day__gte=start, day__lte=end).values_list("media_source", "mode",
+                                                                    "clicks"):
+        counts[(source, mode)] = counts.get((source, mode), 0) + clicks
     return counts

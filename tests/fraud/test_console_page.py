@@ -43,7 +43,7 @@ def test_the_page_shows_the_reports_figures_and_histogram(console, app, scene): 
     tiles = dict(re.findall(r'<dt class="label">([^<]+)</dt><dd class="value">([^<]+)</dd>',
                             html))
     assert tiles["Installs"] == "9" and tiles["Blocked installs"] == "1"
-    assert tiles["Post-attribution installs"] == "2" and tiles["Blocked clicks"] == "3"
+    assert tiles["Post-attribution installs"] == "2" and tiles["Blocked clicks"] == "10"
     assert tiles["Requests refused for their signature"] == "5"
     chart = json.loads(re.search(r'<script id="ctit-data" type="application/json">(.*?)'
                                  r'</script>', html).group(1))

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
-from fraud.models import SignatureRefusal, SourceFlag
+from fraud.models import BotClicks, SignatureRefusal, SourceFlag
 from tests.analytics.conftest import event, install
 from tracking.models import ClickArchive, Install
 
@@ -37,7 +37,8 @@ def scene(app):
     30 min (clean), 3 h (flagged, anonymous_traffic) after their click; network_a/a2: one
     clean, 2 days after.
     flooder/f1: two post-attribution installs (2 and 5 days) and a block flag at 12:00 with
-    three clicks after it and one before. An organic install. A blocked install's two events."""
+    three clicks after it and one before. An organic install. A blocked install's two events.
+    Bot clicks of network_a: 7 kept out (block), 2 recorded (flag)."""
     base = at(18)
     ctits = {"a1": [5, 30, 300, 1800, 3 * 3600], "a2": [2 * 86400]}
     made = {}
@@ -74,6 +75,9 @@ def scene(app):
                                 clicked_at=at(11))
     ClickArchive.objects.create(app=app, media_source="flooder", campaign_id="f1",
                                 clicked_at=at(1, day=DAY + timedelta(days=1)))
+    BotClicks.objects.create(app=app, day=DAY, media_source="network_a", mode="block",
+                             clicks=7)
+    BotClicks.objects.create(app=app, day=DAY, media_source="network_a", mode="flag", clicks=2)
     SignatureRefusal.objects.create(app=app, day=DAY, sub_reason="missing", refusals=4)
     SignatureRefusal.objects.create(app=app, day=DAY, sub_reason="wrong", refusals=1)
     return {"app_id": str(app.id), "start_date": DAY.isoformat(),
@@ -96,7 +100,9 @@ def test_the_report_counts_each_source_by_status_reason_and_ctit(owner_api, scen
     assert by_source["network_a"] == {
         "media_source": "network_a", "installs": 6, "clean_installs": 4,
         "flagged_installs": 1, "blocked_installs": 1, "post_attribution_installs": 0,
-        "blocked_clicks": 0, "blocked_events": 2,
+        "blocked_clicks": 7, "blocked_events": 2,
+        "clicks_by_reason": [{"reason": "bots", "mode": "block", "clicks": 7},
+                             {"reason": "bots", "mode": "flag", "clicks": 2}],
         "by_reason": [{"reason": "ctit_anomalies", "status": "blocked", "installs": 1},
                       {"reason": "anonymous_traffic", "status": "flagged", "installs": 1}],
         "ctit_histogram": histogram(1, 1, 1, 1, 1, 1)}
@@ -117,7 +123,11 @@ def test_campaigns_totals_refusals_and_flags(owner_api, scene):
     totals = data["totals"]
     assert (totals["installs"], totals["blocked_installs"], totals["flagged_installs"],
             totals["post_attribution_installs"], totals["blocked_clicks"],
-            totals["blocked_events"]) == (9, 1, 1, 2, 3, 2)
+            totals["blocked_events"]) == (9, 1, 1, 2, 10, 2)
+    assert totals["clicks_by_reason"] == [
+        {"reason": "bots", "mode": "block", "clicks": 7},
+        {"reason": "bots", "mode": "flag", "clicks": 2},
+        {"reason": "click_flood", "mode": "block", "clicks": 3}]
     assert [b["installs"] for b in totals["ctit_histogram"]] == [1, 1, 1, 1, 1, 3]
     assert data["refused_requests"] == {"total": 5, "by_sub_reason": {"missing": 4,
                                                                       "wrong": 1}}
