@@ -449,7 +449,7 @@ class SourceFlagOutput(serializers.Serializer):
         "share_after_day, density_ratio, histogram, explanation."))
 
 
-class FraudOutput(HeaderOutput):
+class FraudReportOutput(HeaderOutput):
     totals = FraudFiguresOutput(source="report.totals")
     refused_requests = RefusedRequestsOutput(source="report.refused_requests")
     sources = FraudSourceOutput(many=True, source="report.sources")

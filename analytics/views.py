@@ -23,7 +23,7 @@ from analytics.serializers import (
     CostImportOutput,
     DashboardOutput,
     ExportQuery,
-    FraudOutput,
+    FraudReportOutput,
     PeriodQuery,
     RetentionOutput,
     RevenueOutput,
@@ -143,10 +143,10 @@ class AttributionView(AnalyticsView):
 class FraudView(AnalyticsView):
     reads_rollups = False  # install rows: statuses change after the fact (fraud_report.py)
 
-    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: FraudOutput, 404: NOT_FOUND})
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: FraudReportOutput, 404: NOT_FOUND})
     def get(self, request):
         period, currency, _ = self.period()
-        return self.answer(FraudOutput, period, currency, fraud_report.fraud(period=period))
+        return self.answer(FraudReportOutput, period, currency, fraud_report.fraud(period=period))
 
 
 class FirstRendererNegotiation(BaseContentNegotiation):
