@@ -1,5 +1,5 @@
-"""CSV exports of raw installs, events and revenue events (spec: Analytics endpoints,
-`/analytics/export?type=`).
+"""CSV exports of raw installs, events, revenue events and blocked installs (spec: Analytics
+endpoints, `/analytics/export?type=`; blocked installs: docs/fraud.md).
 
 Rows stream from a server-side cursor into csv.writer and leave in blocks of about 64 KB, so
 memory stays flat whatever the row count. One header row, one row per record, RFC 4180
@@ -25,7 +25,7 @@ from analytics.money import RateBook
 from analytics.queries import Period, known_currencies, rate_book
 from attribution_site.replica import carried
 from consent import selectors as consent_selectors
-from tracking.reporting import export_rows
+from tracking.reporting import export_rows, fraud_rows
 
 BLOCK_CHARS = 64 * 1024
 CONVERTED = Decimal("0.000001")
@@ -50,6 +50,9 @@ CONSENT_CHUNK_ROWS = 2_000
 EVENT_HEADER = ["event_id", "client_event_id", "occurred_at", "received_at", "event_name",
                 "device_id", "install_id", "session_id", "revenue_amount", "revenue_currency",
                 "properties"]
+BLOCKED_HEADER = ["install_id", "installed_at", "device_id", "platform", "fraud_status",
+                  "media_source", "campaign_id", "match_type", "attributed_touch_time",
+                  "refused_click_time", "reasons", "first_reason", "first_reason_value", "ip"]
 REVENUE_HEADER = ["event_id", "occurred_at", "event_name", "device_id", "install_id",
                   "source_type", "media_source", "campaign_id", "amount", "currency",
                   "report_currency", "amount_in_report_currency"]
@@ -150,12 +153,33 @@ def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list]:
                book.target, None if factor is None else (amount * factor).quantize(CONVERTED)]
 
 
+def blocked_installs_csv(*, period: Period) -> Iterator[bytes]:
+    """Blocked and post-attribution installs with their reasons (docs/fraud.md): `reasons`
+    lists every code, `first_reason` and its value are what a rejected-install postback
+    carries; a blocked install is stored organic, so its source and campaign are the refused
+    claim's, and `refused_click_time` is that click's."""
+    rows = fraud_rows.blocked_installs_for_export(app_id=period.app_id, start=period.start,
+                                                  end=period.end)
+    return _blocks(BLOCKED_HEADER, (
+        [install_id, installed_at, _text(device_id), _text(platform), status,
+         _text(media_source or refused_source), _text(campaign_id or refused_campaign),
+         match_type, touch_time, refused_at,
+         " ".join(r.get("reason", "") for r in reasons or ()),
+         (reasons[0].get("reason") if reasons else None),
+         (reasons[0].get("value") if reasons else None), ip]
+        for (install_id, installed_at, device_id, platform, status, media_source, campaign_id,
+             match_type, touch_time, reasons, ip, refused_source, refused_campaign,
+             refused_at) in rows))
+
+
 def csv_response(*, period: Period, kind: str, currency: str,
                  app_name: str) -> StreamingHttpResponse:
     if kind == "installs":
         blocks = installs_csv(period=period)
     elif kind == "events":
         blocks = events_csv(period=period)
+    elif kind == "blocked_installs":
+        blocks = blocked_installs_csv(period=period)
     else:
         blocks = revenue_csv(period=period, currency=currency)
     name = f"{slugify(app_name) or 'app'}-{kind}-{period.start}-to-{period.end}.csv"

@@ -40,6 +40,10 @@ class SourceType(models.TextChoices):
     PAID = "paid"  # attributed to a click by the waterfall
     ORGANIC = "organic"  # no matching click
     NO_INSTALL = "no_install"  # revenue of an event that is linked to no install
+    # Counted apart (docs/fraud.md, "What other reports count"): never paid, their events'
+    # revenue out of revenue and ROAS. Under the refused (or caught) source and campaign.
+    BLOCKED = "blocked"  # the fraud rules refused the install's click
+    POST_ATTRIBUTION = "post_attribution"  # credited, then its source was caught flooding
 
 
 # --- Operator input ---------------------------------------------------------------------------

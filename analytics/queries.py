@@ -37,6 +37,9 @@ from analytics.rollups import TOUCHPOINT_WINDOW
 from tracking import selectors as tracking_selectors
 
 HUNDRED = Decimal(100)
+# Installs the fraud rules refused or took back, and their events' revenue: counted apart,
+# never in paid installs, revenue or ROAS (docs/fraud.md, "What other reports count").
+APART = (SourceType.BLOCKED, SourceType.POST_ATTRIBUTION)
 RETENTION_DAYS = (1, 7, 30)
 MODEL_COLUMNS = {"last-touch": "last_touch", "first-touch": "first_touch",
                  "linear": "linear", "time-decay": "time_decay"}
@@ -98,6 +101,8 @@ class DayFigures:
     paid_installs: int = 0
     organic_installs: int = 0
     revenue: Money = field(default_factory=Money)
+    blocked_installs: int = 0
+    post_attribution_installs: int = 0
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,8 @@ class Dashboard:
     average_cpi: Decimal | None
     conversion_rate: Decimal | None
     series: list[DayFigures]
+    blocked_installs: int
+    post_attribution_installs: int
     # What average_cpi and roas cover: the campaigns whose whole cost converted to the report
     # currency, their paid installs, their cost and the revenue of their installs.
     covered: Coverage
@@ -149,12 +156,19 @@ def dashboard(*, period: Period, currency: str) -> Dashboard:
                                        .values_list("day", "source_type")
                                        .annotate(n=Sum("installs")).order_by()):
         figures = series[day]
+        if source_type == SourceType.BLOCKED:
+            figures.blocked_installs += installs
+            continue
+        if source_type == SourceType.POST_ATTRIBUTION:
+            figures.post_attribution_installs += installs
+            continue
         figures.installs += installs
         if source_type == SourceType.ORGANIC:
             figures.organic_installs += installs
         else:
             figures.paid_installs += installs
-    revenue = list(period.rows(DailyRevenueStat).values_list("day", "currency")
+    revenue = list(period.rows(DailyRevenueStat).exclude(source_type__in=APART)
+                   .values_list("day", "currency")
                    .annotate(amount=Sum("revenue")).order_by())
     cost = list(period.rows(CampaignCost).values_list("day", "currency")
                 .annotate(amount=Sum("cost")).order_by())
@@ -181,6 +195,8 @@ def dashboard(*, period: Period, currency: str) -> Dashboard:
         average_cpi=covered.cpi,
         conversion_rate=ratio(paid, clicks, scale=HUNDRED),
         series=list(series.values()),
+        blocked_installs=sum(f.blocked_installs for f in series.values()),
+        post_attribution_installs=sum(f.post_attribution_installs for f in series.values()),
         covered=covered,
     )
 
@@ -202,6 +218,8 @@ class Performance:
     revenue: Money = field(default_factory=Money)
     cost: Money = field(default_factory=Money)
     campaign_name: str | None = None  # as the platform named it (Meta's referrer), if known
+    blocked_installs: int = 0  # refused by the fraud rules: not in `installs`
+    post_attribution_installs: int = 0  # taken back after a click-flood finding
 
     @property
     def conversion_rate(self) -> Decimal | None:
@@ -257,12 +275,18 @@ def _performance(*, period: Period, currency: str, by_campaign: bool) -> list[Pe
         return rows[key]
 
     installs = period.rows(DailyInstallStat)
-    revenue = period.rows(DailyRevenueStat)
+    revenue = period.rows(DailyRevenueStat).exclude(source_type__in=APART)
     if by_campaign:
-        installs = installs.filter(source_type=SourceType.PAID)
+        installs = installs.filter(source_type__in=(SourceType.PAID, *APART))
         revenue = revenue.filter(source_type=SourceType.PAID)
-    for *key, n in installs.values_list(*identity).annotate(n=Sum("installs")).order_by():
-        row(*key).installs += n
+    for source_type, *key, n in (installs.values_list(*identity).annotate(n=Sum("installs"))
+                                 .order_by()):
+        if source_type == SourceType.BLOCKED:
+            row(SourceType.PAID, *key).blocked_installs += n
+        elif source_type == SourceType.POST_ATTRIBUTION:
+            row(SourceType.PAID, *key).post_attribution_installs += n
+        else:
+            row(source_type, *key).installs += n
     click_identity = identity[1:]
     for *key, n in (period.rows(DailyClickStat).values_list(*click_identity)
                     .annotate(n=Sum("clicks")).order_by()):
@@ -367,10 +391,12 @@ class RevenueReport:
 
 def revenue(*, period: Period, currency: str) -> RevenueReport:
     """Revenue of the range's events; lifetime value of the range's installs to date."""
-    revenue_rows = list(period.rows(DailyRevenueStat).values_list("day", "currency")
+    revenue_rows = list(period.rows(DailyRevenueStat).exclude(source_type__in=APART)
+                        .values_list("day", "currency")
                         .annotate(net=Sum("revenue"), refunds=Sum("refunds"),
                                   events=Sum("revenue_events")).order_by())
     cohort_rows = list(period.rows(CohortRevenueStat, "install_day")
+                       .exclude(source_type__in=APART)
                        .values_list("day", "currency", "source_type", "media_source")
                        .annotate(amount=Sum("revenue")).order_by())
     book = rate_book(target=currency,
@@ -394,6 +420,7 @@ def revenue(*, period: Period, currency: str) -> RevenueReport:
         return by_source[key]
 
     for source_type, media_source, n in (period.rows(DailyInstallStat)
+                                         .exclude(source_type__in=APART)
                                          .values_list("source_type", "media_source")
                                          .annotate(n=Sum("installs")).order_by()):
         source(source_type, media_source).installs += n

@@ -23,9 +23,10 @@ from attribution_site.api.fields import (
     StrictSerializer,
     StrictUUIDField,
 )
+from fraud.flood import BUCKETS
 from tracking.currencies import NOT_A_CURRENCY, currency_code
 
-EXPORT_TYPES = ("installs", "events", "revenue")
+EXPORT_TYPES = ("installs", "events", "revenue", "blocked_installs")
 MAX_COST_ROWS = 10_000
 REQUIRED = {"required": "This parameter is required."}
 # The SDK's event timestamps start in 2000 (docs/decisions.md, Events); nothing is older.
@@ -196,6 +197,12 @@ class KpisOutput(serializers.Serializer):
     cost_covered_installs = serializers.IntegerField(source="covered.installs", help_text=(
         "The paid installs average_cpi and roas cover: those of campaigns whose whole cost "
         "converted to the report currency."))
+    blocked_installs = serializers.IntegerField(help_text=(
+        "Installs the fraud rules refused: in no other install count, their events' revenue "
+        "left out (docs/fraud.md)."))
+    post_attribution_installs = serializers.IntegerField(help_text=(
+        "Installs taken back after their source was found flooding clicks: counted apart "
+        "like blocked ones."))
 
 
 class DayOutput(serializers.Serializer):
@@ -226,6 +233,10 @@ class SourceOutput(serializers.Serializer):
     roas = percent()
     unconverted_revenue = unconverted("revenue")
     unconverted_cost = unconverted("cost")
+    blocked_installs = serializers.IntegerField(help_text=(
+        "Installs whose click from this source the fraud rules refused: not in installs."))
+    post_attribution_installs = serializers.IntegerField(help_text=(
+        "Installs taken back after this source was found flooding clicks: not in installs."))
 
     def to_representation(self, instance):
         body = super().to_representation(instance)
@@ -341,3 +352,109 @@ class AttributionOutput(HeaderOutput):
     credited_revenue = money(source="report.credited_revenue.amount")
     unconverted_revenue = unconverted("report.credited_revenue")
     rows = CreditedOutput(many=True, source="report.rows")
+
+
+# --- Fraud ------------------------------------------------------------------------------------
+
+class ReasonCountOutput(serializers.Serializer):
+    reason = serializers.CharField(help_text="A reason code (docs/fraud.md): ctit_anomalies...")
+    status = serializers.CharField(help_text="flagged, blocked or post_attribution.")
+    installs = serializers.IntegerField()
+
+
+class ClickReasonOutput(serializers.Serializer):
+    reason = serializers.CharField(help_text="click_flood or bots.")
+    mode = serializers.CharField(help_text="block or flag.")
+    clicks = serializers.IntegerField()
+
+
+class CtitBucketOutput(serializers.Serializer):
+    bucket = serializers.CharField(help_text="0-10s, 10-60s, 1-10min, 10-60min, 1-24h, 1-7d.")
+    from_seconds = serializers.IntegerField(help_text="Included.")
+    to_seconds = serializers.IntegerField(help_text="Excluded.")
+    installs = serializers.IntegerField()
+
+
+class FraudFiguresOutput(serializers.Serializer):
+    """One row's figures: installs of the range by fraud status and reason, and its CTIT."""
+
+    installs = serializers.IntegerField(help_text="Every install, whatever its status.")
+    clean_installs = serializers.IntegerField()
+    flagged_installs = serializers.IntegerField(help_text="Credited and marked.")
+    blocked_installs = serializers.IntegerField(help_text="Stored, never credited.")
+    post_attribution_installs = serializers.IntegerField(help_text=(
+        "Credited, then taken out of the paid installs when the source was found flooding."))
+    blocked_clicks = serializers.IntegerField(help_text=(
+        "Clicks of a source after a click-flood block, to the end of that UTC day, and bot "
+        "clicks the bots rule kept out (block mode)."))
+    clicks_by_reason = ClickReasonOutput(many=True, help_text=(
+        "Clicks by rule and mode: click_flood (block) and bots (block: never recorded; flag: "
+        "recorded and counted)."))
+    blocked_events = serializers.IntegerField(help_text="Events of blocked installs.")
+    by_reason = ReasonCountOutput(many=True)
+    ctit_histogram = CtitBucketOutput(many=True, help_text=(
+        "Installs with a click by click-to-install time (installed_at - the click's time)."))
+
+    def to_representation(self, row):
+        installs = row.installs
+        return {
+            "installs": row.total_installs,
+            "clean_installs": installs["clean"],
+            "flagged_installs": installs["flagged"],
+            "blocked_installs": installs["blocked"],
+            "post_attribution_installs": installs["post_attribution"],
+            "blocked_clicks": row.blocked_clicks,
+            "clicks_by_reason": [{"reason": reason, "mode": mode, "clicks": n}
+                                 for (reason, mode), n in sorted(row.clicks_by_reason.items())],
+            "blocked_events": row.blocked_events,
+            "by_reason": [{"reason": reason, "status": status, "installs": n}
+                          for (status, reason), n in sorted(row.by_reason.items())],
+            "ctit_histogram": [{"bucket": b.label, "from_seconds": b.from_seconds,
+                                "to_seconds": b.to_seconds, "installs": n}
+                               for b, n in zip(BUCKETS, row.histogram, strict=True)],
+        }
+
+
+class FraudSourceOutput(FraudFiguresOutput):
+    media_source = serializers.CharField(allow_null=True, help_text=(
+        "The source credited, or whose click was refused; null for organic installs."))
+
+    def to_representation(self, row):
+        return {"media_source": row.media_source or None, **super().to_representation(row)}
+
+
+class FraudCampaignOutput(FraudFiguresOutput):
+    media_source = serializers.CharField(allow_null=True)
+    campaign_id = serializers.CharField()
+
+    def to_representation(self, row):
+        return {"media_source": row.media_source or None, "campaign_id": row.campaign_id,
+                **super().to_representation(row)}
+
+
+class RefusedRequestsOutput(serializers.Serializer):
+    total = serializers.IntegerField(help_text=(
+        "SDK requests refused for their signature (enforce): nothing of them is stored."))
+    by_sub_reason = serializers.DictField(child=serializers.IntegerField(), help_text=(
+        "missing, wrong or expired."))
+
+    def to_representation(self, counts):
+        return {"total": sum(counts.values()), "by_sub_reason": dict(sorted(counts.items()))}
+
+
+class SourceFlagOutput(serializers.Serializer):
+    media_source = serializers.CharField()
+    day = serializers.DateField()
+    mode = serializers.CharField(help_text="block or flag.")
+    detected_at = serializers.DateTimeField()
+    stats = serializers.DictField(help_text=(
+        "The figures behind the finding: installs, clicks, conversion_rate, norm, "
+        "share_after_day, density_ratio, histogram, explanation."))
+
+
+class FraudReportOutput(HeaderOutput):
+    totals = FraudFiguresOutput(source="report.totals")
+    refused_requests = RefusedRequestsOutput(source="report.refused_requests")
+    sources = FraudSourceOutput(many=True, source="report.sources")
+    campaigns = FraudCampaignOutput(many=True, source="report.campaigns")
+    click_flood_flags = SourceFlagOutput(many=True, source="report.flags")

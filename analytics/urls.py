@@ -11,5 +11,6 @@ urlpatterns = [
     path("analytics/attribution", views.AttributionView.as_view(),
          name="analytics-attribution"),
     path("analytics/export", views.ExportView.as_view(), name="analytics-export"),
+    path("analytics/fraud", views.FraudView.as_view(), name="analytics-fraud"),
     path("costs", views.CostImportView.as_view(), name="costs"),
 ]

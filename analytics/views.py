@@ -13,8 +13,9 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
-from analytics import exports, queries, reading, rollups, services
+from analytics import exports, fraud_report, queries, reading, rollups, services
 from analytics.serializers import (
+    EXPORT_TYPES,
     AttributionOutput,
     AttributionQuery,
     CampaignsOutput,
@@ -22,6 +23,7 @@ from analytics.serializers import (
     CostImportOutput,
     DashboardOutput,
     ExportQuery,
+    FraudReportOutput,
     PeriodQuery,
     RetentionOutput,
     RevenueOutput,
@@ -138,6 +140,15 @@ class AttributionView(AnalyticsView):
         return self.answer(AttributionOutput, period, currency, report)
 
 
+class FraudView(AnalyticsView):
+    reads_rollups = False  # install rows: statuses change after the fact (fraud_report.py)
+
+    @extend_schema(parameters=PERIOD_PARAMETERS, responses={200: FraudReportOutput, 404: NOT_FOUND})
+    def get(self, request):
+        period, currency, _ = self.period()
+        return self.answer(FraudReportOutput, period, currency, fraud_report.fraud(period=period))
+
+
 class FirstRendererNegotiation(BaseContentNegotiation):
     """The export answers CSV whatever the Accept header says, and its errors answer JSON: a
     browser asking for text/csv must get the envelope, not a 406."""
@@ -156,7 +167,7 @@ class ExportView(AnalyticsView):
 
     @extend_schema(
         parameters=[*PERIOD_PARAMETERS, OpenApiParameter(
-            "type", OpenApiTypes.STR, enum=["installs", "events", "revenue"], required=True)],
+            "type", OpenApiTypes.STR, enum=list(EXPORT_TYPES), required=True)],
         responses={(200, "text/csv"): OpenApiResponse(
             OpenApiTypes.STR, description="A streamed CSV attachment: a header row, then one "
             "row per record (columns in docs/metrics.md)."), 404: NOT_FOUND})

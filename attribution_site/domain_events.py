@@ -62,9 +62,9 @@ class InstallAttributed:
 @dataclass(frozen=True)
 class InstallReattributed:
     """A recorded install whose attribution changed after the fact: Apple's attribution API
-    said it came from Apple Ads (apple_ads), or Google's App Conversion API claimed it
-    (google_ads). The values are the new attribution; `previous_*`
-    what the waterfall had decided."""
+    said it came from Apple Ads (apple_ads), Google's App Conversion API claimed it
+    (google_ads), or beat found its source flooding clicks. The values are the new attribution;
+    `previous_*` what the waterfall had decided."""
 
     app_id: uuid.UUID
     install_id: uuid.UUID
@@ -83,6 +83,10 @@ class InstallReattributed:
     previous_campaign_id: str | None
     previous_match_type: str
     is_organic: bool = False
+    # A verdict found after the fact (beat's click-flood check): the attribution above is
+    # unchanged and `post_attribution` takes the install out of the paid counts.
+    fraud_status: str = "clean"
+    fraud_reasons: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -390,6 +390,8 @@ CELERY_BEAT_SCHEDULE = {
     "analytics.rollups_refresh": {
         "task": "analytics.rollups_refresh", "schedule": float(ANALYTICS_ROLLUP_INTERVAL_SECONDS),
         "options": {"expires": ANALYTICS_ROLLUP_INTERVAL_SECONDS}},
+    "analytics.flood_check": {  # click flooding and post-attribution (docs/fraud.md)
+        "task": "analytics.flood_check", "schedule": 600.0, "options": {"expires": 540}},
     "delivery-sweep": {
         "task": "delivery.sweep", "schedule": float(DELIVERY_SWEEP_INTERVAL_SECONDS),
         "options": {"expires": max(1, DELIVERY_SWEEP_INTERVAL_SECONDS - 5)}},

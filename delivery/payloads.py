@@ -196,7 +196,8 @@ def reattribution_fact(event: Any, consent: dict | None = None) -> Fact:
             "reattribution_time": reattributed,
             "previous_media_source": event.previous_media_source,
             "previous_campaign_id": event.previous_campaign_id,
-            "previous_match_type": event.previous_match_type, "consent": consent}
+            "previous_match_type": event.previous_match_type, "consent": consent,
+            "fraud": fraud_of(event)}
     values = _macro_values(**common, install_time=install_time, click_time=click_time,
                            event_type=REATTRIBUTION, event_time=reattributed)
     return Fact(REATTRIBUTION, str(event.install_id), str(event.app_id), event.media_source,

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from attribution_site.local_cache import LocalCache
 from fraud import verdict
-from fraud.models import AppFraudSettings, SigningSecret, SourceFlag
+from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret, SourceFlag
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,38 @@ def signing_secret_encrypted(key_id: str) -> str:
 def signing_changed(*, key_id: str) -> None:
     _signing.invalidate(key_id)
     transaction.on_commit(lambda: _signing.invalidate(key_id))
+
+
+@dataclass(frozen=True)
+class SourceFlagRow:
+    media_source: str
+    day: date
+    mode: str
+    detected_at: object  # datetime
+    stats: dict
+
+
+def source_flags(*, app_id: uuid.UUID, start: date, end: date) -> list[SourceFlagRow]:
+    """The app's click-flood flags of days start..end, for the fraud report."""
+    return [SourceFlagRow(*row) for row in SourceFlag.objects.filter(
+        app_id=app_id, day__gte=start, day__lte=end).order_by("day", "media_source")
+        .values_list("media_source", "day", "mode", "detected_at", "stats")]
+
+
+def signature_refusals(*, app_id: uuid.UUID, start: date, end: date) -> dict[str, int]:
+    """Requests refused for their signature in days start..end, by sub-reason."""
+    counts: dict[str, int] = {}
+    for sub_reason, refusals in SignatureRefusal.objects.filter(
+            app_id=app_id, day__gte=start, day__lte=end).values_list("sub_reason", "refusals"):
+        counts[sub_reason] = counts.get(sub_reason, 0) + refusals
+    return counts
+
+
+def bot_clicks(*, app_id: uuid.UUID, start: date, end: date) -> dict[tuple[str, str], int]:
+    """Clicks the bots rule caught in days start..end, by (media source, mode)."""
+    counts: dict[tuple[str, str], int] = {}
+    for source, mode, clicks in BotClicks.objects.filter(
+            app_id=app_id, day__gte=start, day__lte=end).values_list("media_source", "mode",
+                                                                    "clicks"):
+        counts[(source, mode)] = counts.get((source, mode), 0) + clicks
+    return counts

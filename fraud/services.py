@@ -1,5 +1,5 @@
 """Writes of fraud protection: an app's settings, a key's signing secret, the count of
-requests refused for their signature."""
+requests refused for their signature, and beat's per-source click-flood flags."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +19,7 @@ from django.utils import timezone
 from attribution_site.api.exceptions import Unauthorized
 from delivery import crypto
 from fraud import selectors, signing, verdict
-from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret
+from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret, SourceFlag
 
 SIGNING_SECRET_BYTES = 32
 SIGNATURE_MESSAGES = {
@@ -124,3 +124,18 @@ class RequestSigning:
     @staticmethod
     def check(client, meta: Mapping[str, Any], body: bytes) -> str | None:
         return sdk_signature_check(client, meta, body)
+
+
+def source_flag_record(*, app_id: uuid.UUID, media_source: str, day: date, mode: str,
+                       stats: dict, now: datetime) -> bool:
+    """Beat found the source flooding on `day`: its flag for the day, with the figures behind
+    it (a later run of the day refreshes them and keeps the first detection time). Saved row
+    by row, so every process's copy of the day's sources is dropped (fraud/apps.py). Returns
+    whether the flag is new."""
+    flag, created = SourceFlag.objects.get_or_create(
+        app_id=app_id, media_source=media_source, day=day,
+        defaults={"mode": mode, "stats": stats, "detected_at": now})
+    if not created:
+        flag.mode, flag.stats = mode, stats
+        flag.save(update_fields=["mode", "stats"])
+    return created

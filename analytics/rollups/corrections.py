@@ -28,15 +28,17 @@ def days_for_reattributions(events: Sequence[Any], batch: WriteBatch) -> None:
     Published inside the re-attribution's transaction (tracking's install_reattribute), so
     these rows, written at once rather than through the batch (an upsert), commit with it."""
     now = timezone.now()
-    rows = []
+    # One row per (app, kind, day): a publication of many installs (beat's post-attribution)
+    # shares days, and one upsert statement may not touch a row twice.
+    keys = set()
     for event in events:
         first = event.installed_at.astimezone(UTC).date()  # rollup days are UTC days
         last = max(first, event.reattributed_at.astimezone(UTC).date())
-        days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
-        rows.append(RollupDirtyDay(app_id=event.app_id, kind=RollupKind.INSTALLS, day=first,
-                                   stale_since=now, marked_at=now))
-        rows.extend(RollupDirtyDay(app_id=event.app_id, kind=RollupKind.EVENTS, day=day,
-                                   stale_since=now, marked_at=now) for day in days)
+        keys.add((event.app_id, RollupKind.INSTALLS, first))
+        keys.update((event.app_id, RollupKind.EVENTS, first + timedelta(days=n))
+                    for n in range((last - first).days + 1))
+    rows = [RollupDirtyDay(app_id=app_id, kind=kind, day=day, stale_since=now, marked_at=now)
+            for app_id, kind, day in sorted(keys)]
     # A day queued already keeps its (older) stale_since; its new marked_at tells a rebuild
     # running now that it must not drop the day.
     RollupDirtyDay.objects.bulk_create(rows, update_conflicts=True,

@@ -41,6 +41,8 @@ ZERO = Decimal(0)
 # Plain strings, not the enum: keys are compared with the values read back from the tables.
 PAID, ORGANIC, NO_INSTALL = (SourceType.PAID.value, SourceType.ORGANIC.value,
                              SourceType.NO_INSTALL.value)
+# Fraud statuses counted apart under their own source type, never as paid or organic.
+APART = frozenset({SourceType.BLOCKED.value, SourceType.POST_ATTRIBUTION.value})
 
 Weights = dict[uuid.UUID, list[tuple[str, str, tuple[Decimal, ...]]]]
 
@@ -112,6 +114,11 @@ def install_figures(installs: Iterable[InstallRow], *, touches: dict[uuid.UUID, 
     figures = InstallFigures()
     for install in installs:
         day = install.installed_at.date()
+        if install.fraud_status in APART:
+            figures.installs[(install.app_id, day, install.fraud_status,
+                              install.media_source or install.refused_media_source or "",
+                              install.campaign_id or install.refused_campaign_id or "")] += 1
+            continue
         if install.is_organic:
             figures.installs[(install.app_id, day, ORGANIC, "", "")] += 1
             continue
@@ -146,7 +153,9 @@ def revenue_figures(rows: Iterable[RevenueEventRow], *, weights: Weights) -> Rev
     last-touch would."""
     figures = RevenueFigures()
     for row in rows:
-        if row.install_id is None:
+        if row.fraud_status in APART:
+            key = (row.fraud_status, row.media_source or "", row.campaign_id or "")
+        elif row.install_id is None:
             key = (NO_INSTALL, "", "")
         elif row.is_organic:
             key = (ORGANIC, "", "")

@@ -27,7 +27,8 @@ from console.tables import Column
 
 MODEL_LABELS = {"last-touch": "Last touch", "first-touch": "First touch", "linear": "Linear",
                 "time-decay": "Time decay"}
-EXPORT_LABELS = {"installs": "Installs", "events": "Events", "revenue": "Revenue events"}
+EXPORT_LABELS = {"installs": "Installs", "events": "Events", "revenue": "Revenue events",
+                 "blocked_installs": "Blocked installs"}
 NOT_YET = "not yet"
 
 

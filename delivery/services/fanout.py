@@ -116,6 +116,10 @@ def _deliveries_create(events: Sequence[Any], batch: WriteBatch,
                 # Postbacks credit a network: never for organic facts, only to the source.
                 elif not credited:
                     continue
+                # A post-attribution verdict takes credit away: nothing to tell the network
+                # it was taken from as a new install (docs/fraud.md, "Post-attribution").
+                elif fact.data.get("fraud", {}).get("status") == "post_attribution":
+                    continue
                 else:
                     state, note = _postback_verdict(shared, target.consent_policy)
                     if postback_body is None:

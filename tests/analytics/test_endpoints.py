@@ -48,6 +48,8 @@ def test_dashboard_kpis_and_a_series_with_every_day(owner_api, scenario):
         # = 33.888... over their cost 62.222...
         "roas": 54.46,
         "cost_covered_installs": 3,
+        "blocked_installs": 0,
+        "post_attribution_installs": 0,
     }
     assert data["timeSeries"] == [
         {"date": scenario.day1.isoformat(), "installs": 3, "paid_installs": 2,
@@ -67,7 +69,8 @@ def test_a_day_without_data_is_all_zeros_and_null_ratios(owner_api, scenario):
     assert data["kpis"] == {"total_installs": 0, "paid_installs": 0, "organic_installs": 0,
                             "total_revenue": 0.0, "average_cpi": None, "conversion_rate": None,
                             "total_clicks": 0, "total_cost": 0.0, "roas": None,
-                            "cost_covered_installs": 0}
+                            "cost_covered_installs": 0, "blocked_installs": 0,
+                            "post_attribution_installs": 0}
     assert data["timeSeries"] == [{"date": day2, "installs": 0, "paid_installs": 0,
                                    "organic_installs": 0, "revenue": 0.0}]
     assert data["unconverted_revenue"] == [] and data["unconverted_cost"] == []
@@ -82,17 +85,21 @@ def test_sources_have_organic_and_unlinked_revenue_as_their_own_rows(owner_api, 
          "revenue": 28.89,
          "cost": 52.22,  # 30 + 20 EUR / 0.9
          "cpi": 26.11, "roas": 55.32,  # (260/9) / (470/9)
-         "unconverted_revenue": [], "unconverted_cost": []},
+         "unconverted_revenue": [], "unconverted_cost": [], "blocked_installs": 0,
+         "post_attribution_installs": 0},
         {"media_source": "google", "source_type": "paid", "installs": 2, "clicks": 2,
          "conversion_rate": 100.0, "revenue": 5.0, "cost": 10.0, "cpi": 5.0, "roas": 50.0,
-         "unconverted_revenue": [], "unconverted_cost": [{"currency": "JPY", "amount": 5.0}]},
+         "unconverted_revenue": [], "unconverted_cost": [{"currency": "JPY", "amount": 5.0}],
+         "blocked_installs": 0, "post_attribution_installs": 0},
         {"media_source": "organic", "source_type": "organic", "installs": 2, "clicks": 0,
          "conversion_rate": None, "revenue": 2.5, "cost": None, "cpi": None, "roas": None,
          "unconverted_revenue": [{"currency": "BRL", "amount": 100.0}],
-         "unconverted_cost": []},
+         "unconverted_cost": [], "blocked_installs": 0,
+         "post_attribution_installs": 0},
         {"media_source": None, "source_type": "no_install", "installs": 0, "clicks": 0,
          "conversion_rate": None, "revenue": 3.0, "cost": None, "cpi": None, "roas": None,
-         "unconverted_revenue": [], "unconverted_cost": []},
+         "unconverted_revenue": [], "unconverted_cost": [], "blocked_installs": 0,
+         "post_attribution_installs": 0},
     ]
 
 
@@ -111,24 +118,28 @@ def test_campaigns_with_cost_cpi_and_roas(owner_api, scenario):
          "source_type": "paid",
          "installs": 1, "clicks": 3, "conversion_rate": 33.33, "revenue": 8.89,
          "cost": 30.0, "cpi": 30.0, "roas": 29.63, "unconverted_revenue": [],
-         "unconverted_cost": []},
+         "unconverted_cost": [], "blocked_installs": 0,
+         "post_attribution_installs": 0},
         {"media_source": "facebook", "campaign_id": "fb_c2", "campaign_name": None,
          "source_type": "paid",
          "installs": 1, "clicks": 1, "conversion_rate": 100.0, "revenue": 20.0,
          "cost": 22.22, "cpi": 22.22, "roas": 90.0, "unconverted_revenue": [],
-         "unconverted_cost": []},
+         "unconverted_cost": [], "blocked_installs": 0,
+         "post_attribution_installs": 0},
         {"media_source": "google", "campaign_id": "g_c1", "campaign_name": None,
          "source_type": "paid",
          "installs": 1, "clicks": 2, "conversion_rate": 50.0, "revenue": 5.0,
          "cost": 10.0, "cpi": 10.0, "roas": 50.0, "unconverted_revenue": [],
-         "unconverted_cost": []},
+         "unconverted_cost": [], "blocked_installs": 0,
+         "post_attribution_installs": 0},
         # An install without any click, and a cost only in a currency without a rate: the
         # cost is unknown (null), not zero, and shown apart.
         {"media_source": "google", "campaign_id": "g_c2", "campaign_name": None,
          "source_type": "paid",
          "installs": 1, "clicks": 0, "conversion_rate": None, "revenue": 0.0,
          "cost": None, "cpi": None, "roas": None, "unconverted_revenue": [],
-         "unconverted_cost": [{"currency": "JPY", "amount": 5.0}]},
+         "unconverted_cost": [{"currency": "JPY", "amount": 5.0}], "blocked_installs": 0,
+         "post_attribution_installs": 0},
     ]
 
 

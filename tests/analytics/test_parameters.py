@@ -89,8 +89,8 @@ def test_unknown_attribution_model_is_a_validation_error(owner_api, app, model):
 
 @pytest.mark.parametrize("kind,message", [
     (None, "This parameter is required."),
-    ("clicks", "Must be one of installs, events, revenue."),
-    ("", "Must be one of installs, events, revenue."),
+    ("clicks", "Must be one of installs, events, revenue, blocked_installs."),
+    ("", "Must be one of installs, events, revenue, blocked_installs."),
 ])
 def test_export_needs_a_known_type_and_answers_errors_in_the_envelope(owner_api, app, kind,
                                                                       message):

@@ -124,6 +124,7 @@ EXAMPLES: dict[str, Example] = {
     "analytics_revenue_retrieve": Example(query=period()),
     "analytics_attribution_retrieve": Example(query=period(model="linear")),
     "analytics_export_retrieve": Example(query=period(type="installs")),
+    "analytics_fraud_retrieve": Example(query=period()),
     "analytics_skan": Example(query=period()),
     "costs_create": Example(body=lambda w: {"app_id": str(w.app.id), "rows": [
         {"date": str(TODAY - timedelta(days=2)), "media_source": "network_a",

@@ -32,6 +32,10 @@ class InstallRow:
     campaign_id: str | None
     click_id: uuid.UUID | None
     attributed_touch_time: datetime | None
+    fraud_status: str = "clean"
+    # A blocked install is stored organic: the source and campaign whose claim was refused.
+    refused_media_source: str | None = None
+    refused_campaign_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class RevenueEventRow:
     campaign_id: str | None
     currency: str
     amount: Decimal
+    # The event's own mark (an event of a blocked install) or its install's fraud status.
+    fraud_status: str = "clean"
 
 
 @dataclass(frozen=True)
@@ -154,7 +160,8 @@ def installs(scope: Scope) -> list[InstallRow]:
     rows = _rows(Install, "installs", "installed_at", scope)
     return [InstallRow(*values) for values in rows.values_list(
         "app_id", "id", "device_id", "installed_at", "is_organic", "media_source",
-        "campaign_id", "click_id", "attributed_touch_time")]
+        "campaign_id", "click_id", "attributed_touch_time", "fraud_status",
+        "decision__fraud__refused__media_source", "decision__fraud__refused__campaign_id")]
 
 
 def device_clicks_for_installs_on_day(*, app_id: uuid.UUID, day: date,
@@ -215,10 +222,12 @@ def revenue_events(scope: Scope) -> list[RevenueEventRow]:
             .annotate(day=TruncDate("occurred_at"))
             .values_list("app_id", "day", "install_id", "install__installed_at",
                          "install__is_organic", "install__media_source",
-                         "install__campaign_id", "revenue_currency", "revenue_amount"))
+                         "install__campaign_id", "revenue_currency", "revenue_amount",
+                         "is_blocked", "install__fraud_status"))
     return [RevenueEventRow(app_id=r[0], day=r[1], install_id=r[2], installed_at=r[3],
                             is_organic=r[4], media_source=r[5], campaign_id=r[6],
-                            currency=r[7] or "", amount=r[8])
+                            currency=r[7] or "", amount=r[8],
+                            fraud_status="blocked" if r[9] else (r[10] or "clean"))
             for r in rows]
 
 

@@ -43,7 +43,29 @@
     });
   }
 
-  var DRAW = { daily: daily };
+  // The fraud page's click-to-install histogram: one bar per fixed bucket.
+  function ctit(box, data) {
+    var canvas = box.querySelector("canvas");
+    return new window.Chart(canvas, {
+      type: "bar",
+      data: {
+        labels: data.labels,
+        datasets: [{ label: "Installs", data: data.installs, backgroundColor: COLOURS.paid }]
+      },
+      options: {
+        maintainAspectRatio: false,
+        animation: false,
+        plugins: { legend: { display: false } },
+        scales: {
+          x: { title: { display: true, text: "Click-to-install time" } },
+          y: { beginAtZero: true, title: { display: true, text: "Installs" },
+               ticks: { precision: 0 } }
+        }
+      }
+    });
+  }
+
+  var DRAW = { daily: daily, ctit: ctit };
 
   function drawAll() {
     if (typeof window.Chart !== "function") return;

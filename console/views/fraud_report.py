@@ -1,0 +1,59 @@
+"""The fraud page of an app (docs/fraud.md, "The fraud report"; docs/console.md, "Report
+pages"): the figures of GET /api/v1/analytics/fraud for the range, read by the same query
+(analytics.fraud_report), with the click-to-install time histogram drawn by the console's chart
+library and printed as a table beside it."""
+
+from __future__ import annotations
+
+from analytics import fraud_report
+from console import tables
+from console.views.reports import ReportPage
+from fraud.flood import BUCKETS
+
+STATUS_LABELS = {"flagged": "Flagged", "blocked": "Blocked",
+                 "post_attribution": "Post-attribution"}
+
+
+class FraudPage(ReportPage):
+    section = "fraud"
+    template = "console/reports/fraud.html"
+    reads_rollups = False  # install rows: a status changes after the fact
+
+    def data_through(self):
+        return None  # raw rows: everything recorded up to the request
+
+    def report(self, *, period, currency):
+        report = fraud_report.fraud(period=period)
+        totals = report.totals
+        refused = sum(report.refused_requests.values())
+        tiles = [("Installs", tables.count(totals.total_installs)),
+                 ("Blocked installs", tables.count(totals.installs["blocked"])),
+                 ("Flagged installs", tables.count(totals.installs["flagged"])),
+                 ("Post-attribution installs", tables.count(totals.installs["post_attribution"])),
+                 ("Blocked clicks", tables.count(totals.blocked_clicks)),
+                 ("Events of blocked installs", tables.count(totals.blocked_events)),
+                 ("Requests refused for their signature", tables.count(refused))]
+        chart = {"labels": [bucket.label for bucket in BUCKETS],
+                 "installs": list(totals.histogram)}
+        return {
+            "tiles": tiles, "chart": chart,
+            "buckets": list(zip((b.label for b in BUCKETS), totals.histogram, strict=True)),
+            "sources": [_row(row) for row in report.sources],
+            "campaigns": [_row(row) for row in report.campaigns],
+            "flags": [{"source": f.media_source, "day": f.day.isoformat(), "mode": f.mode,
+                       "why": f.stats.get("explanation", "")} for f in report.flags],
+            "refused": sorted(report.refused_requests.items()),
+            "empty": not (totals.total_installs or refused or report.flags)}
+
+
+def _row(row) -> dict:
+    return {"source": row.media_source or "(organic)", "campaign": row.campaign_id,
+            "installs": tables.count(row.total_installs),
+            "blocked": tables.count(row.installs["blocked"]),
+            "flagged": tables.count(row.installs["flagged"]),
+            "post_attribution": tables.count(row.installs["post_attribution"]),
+            "blocked_clicks": tables.count(row.blocked_clicks),
+            "blocked_events": tables.count(row.blocked_events),
+            "reasons": [f"{reason} ({STATUS_LABELS.get(status, status).lower()}): {n}"
+                        for (status, reason), n in sorted(row.by_reason.items())],
+            "histogram": [tables.count(n) for n in row.histogram]}
