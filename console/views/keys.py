@@ -45,8 +45,10 @@ class KeyCreatePage(AppPage):
         # Every box unticked means no permission, not the API's default: the serializer says so.
         data.setdefault("permissions", [])
         try:
-            key, full_key = services.api_key_create(app=self.app,
-                                                    **validated(ApiKeyCreateInput, data))
+            fields = validated(ApiKeyCreateInput, data)
+            # Signing keys are made through the API, which answers their secret once.
+            fields.pop("signing", None)
+            key, full_key = services.api_key_create(app=self.app, **fields)
         except ApiError as error:
             return self.form(request, values=data, problem=FormProblem(error),
                              status=error.status)
