@@ -1,0 +1,154 @@
+"""Each topic's rows, read from the app that owns them and shaped into the topic's columns
+(raw_export/columns.py): installs with their consent at the install, events with their revenue
+in US dollars, and the rest as their owners hand them over. No table is read here: tracking,
+delivery and skan each expose a reader, consent and analytics a selector.
+
+A topic reads either between two watermarks (the commit-ordered tables: installs, clicks,
+events) or over a stamp window (layout.stamp_window: re-engagements, delivery attempts,
+SKAdNetwork postbacks). Rows come in the order of the time the service received them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+from analytics import queries as analytics_queries
+from analytics.money import PIVOT, RateBook
+from consent.selectors import Subject, consents_at
+from delivery import selectors as delivery_selectors
+from raw_export import columns, layout
+from skan import selectors as skan_selectors
+from tracking.changes import Watermark
+from tracking.reporting import raw_rows
+
+VERSION = columns.SCHEMA_VERSION
+_SIX_PLACES = Decimal(1).scaleb(-columns.DECIMAL_SCALE)
+
+
+@dataclass(frozen=True)
+class Window:
+    """What one run reads: rows committed after `after` and by `through`, or, for the topics
+    without a commit order, stamped in [stamped_since, stamped_until)."""
+
+    app_ids: tuple[uuid.UUID, ...]
+    after: Watermark | None
+    through: Watermark
+
+    @property
+    def stamps(self) -> tuple[datetime | None, datetime]:
+        return layout.stamp_window(
+            since_at=None if self.after is None else self.after.taken_at,
+            until_at=self.through.taken_at)
+
+
+def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
+    chunk: list[tuple] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def installs(window: Window, size: int) -> Iterator[list[tuple]]:
+    rows = raw_rows.installs(app_ids=window.app_ids, after=window.after, through=window.through)
+    for chunk in _chunks(rows, size):
+        # The consent the install was recorded under: a fact of the install that later changes
+        # do not rewrite, so a file says the same whenever it is written.
+        consents = consents_at([Subject(uuid.UUID(row[0]), uuid.UUID(row[1]), row[15], row[2])
+                                for row in chunk])
+        shaped = []
+        for row, consent in zip(chunk, consents, strict=True):
+            signals = ((None, None, None) if consent is None else
+                       (consent.gdpr_applies, consent.ad_user_data, consent.ad_personalization))
+            touch = None if row[5] else "click"
+            shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26], VERSION))
+        yield shaped
+
+
+class _UsdRates:
+    """US-dollar rates, read again only when a run meets a currency it has not seen."""
+
+    def __init__(self, through: datetime):
+        self._through = through.astimezone(UTC).date()
+        self._book: RateBook | None = None
+        self._currencies: set[str] = set()
+
+    def convert(self, amount: Decimal, currency: str, day: date) -> Decimal | None:
+        if currency not in self._currencies:
+            self._currencies.add(currency)
+            self._book = analytics_queries.rate_book(
+                target=PIVOT, currencies=self._currencies, through=self._through)
+        usd = self._book.convert(amount, currency, day)
+        return None if usd is None else usd.quantize(_SIX_PLACES)
+
+
+def inapps(window: Window, size: int) -> Iterator[list[tuple]]:
+    rates = _UsdRates(window.through.taken_at)
+    rows = raw_rows.events(app_ids=window.app_ids, after=window.after, through=window.through)
+    for chunk in _chunks(rows, size):
+        shaped = []
+        for row in chunk:
+            amount, currency = row[7], row[8]
+            usd = None
+            if amount is not None and currency:
+                # At the rate of the day the event happened, as the revenue reports convert.
+                usd = rates.convert(amount, currency, row[4].astimezone(UTC).date())
+            shaped.append((*row[:9], usd, *row[9:], VERSION))
+        yield shaped
+
+
+def clicks(window: Window, size: int) -> Iterator[list[tuple]]:
+    rows = raw_rows.clicks(app_ids=window.app_ids, after=window.after, through=window.through)
+    for chunk in _chunks(rows, size):
+        yield [(*row, VERSION) for row in chunk]
+
+
+def reattributions(window: Window, size: int) -> Iterator[list[tuple]]:
+    since, until = window.stamps
+    rows = raw_rows.reengagements(app_ids=window.app_ids, since=since, until=until)
+    for chunk in _chunks(rows, size):
+        yield [(*row[:4], "click", *row[4:], VERSION) for row in chunk]
+
+
+def deliveries(window: Window, size: int) -> Iterator[list[tuple]]:
+    since, until = window.stamps
+    rows = delivery_selectors.attempts_finished(app_ids=window.app_ids, since=since,
+                                                until=until)
+    for chunk in _chunks(rows, size):
+        yield [(*row, VERSION) for row in chunk]
+
+
+def skan_postbacks(window: Window, size: int) -> Iterator[list[tuple]]:
+    since, until = window.stamps
+    rows = skan_selectors.postbacks_for_export(app_ids=window.app_ids, since=since,
+                                               until=until)
+    for chunk in _chunks(rows, size):
+        yield [(*row, VERSION) for row in chunk]
+
+
+# Each topic's chunks of rows in its columns, and the column whose UTC hour places a row.
+READERS: dict[str, Callable[[Window, int], Iterator[list[tuple]]]] = {
+    "installs": installs, "inapps": inapps, "clicks": clicks,
+    "reattributions": reattributions, "deliveries": deliveries,
+    "skan_postbacks": skan_postbacks,
+}
+STAMPS = {"installs": "install_time", "inapps": "event_received_time", "clicks": "click_time",
+          "reattributions": "event_time", "deliveries": "finished_time",
+          "skan_postbacks": "received_time"}
+
+
+def stamp_index(name: str) -> int:
+    return columns.names(name).index(STAMPS[name])
+
+
+def check_topics(names: Sequence[str]) -> None:
+    unknown = [name for name in names if name not in columns.TOPICS]
+    if unknown:
+        raise ValueError(f"unknown topic(s): {', '.join(unknown)}")
