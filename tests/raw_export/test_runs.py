@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from raw_export import policy, services
 from raw_export.models import Destination, Run, RunAttempt
+from tests.analytics.conftest import install
 from tests.raw_export.conftest import create, directory_body, s3_body
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +28,13 @@ def start(api, destination) -> dict:
     return response.json()["data"]["run"]
 
 
+def installs(app, count: int = 3) -> None:
+    """Rows to export, received three hours ago (so their hour is complete)."""
+    when = timezone.now().replace(minute=10, second=0, microsecond=0) - timedelta(hours=3)
+    for number in range(count):
+        install(app, when + timedelta(minutes=number), f"device-{number}")
+
+
 def runs(api, destination) -> list[dict]:
     response = api.get(f"{URL}/{destination['id']}/runs")
     assert response.status_code == 200, response.content
@@ -34,6 +42,7 @@ def runs(api, destination) -> list[dict]:
 
 
 def test_a_run_started_now_writes_and_moves_the_watermark(owner_api, app, export_root):
+    installs(app)
     destination = create(owner_api, directory_body())
     run = start(owner_api, destination)
     assert run["state"] == "pending" and run["trigger"] == "manual"
@@ -41,7 +50,12 @@ def test_a_run_started_now_writes_and_moves_the_watermark(owner_api, app, export
     [listed] = runs(owner_api, destination)
     assert listed["id"] == run["id"] and listed["state"] == "succeeded"
     assert set(listed["topics"]) == set(destination["topics"])
-    assert all(set(counts) == {"rows", "bytes"} for counts in listed["topics"].values())
+    assert listed["topics"]["installs"]["rows"] == 3 == listed["rows"]
+    assert listed["topics"]["installs"]["bytes"] > 0
+    assert len([h for h in listed["hours_completed"] if h["topic"] == "installs"]) == 1
+    written = sorted(p.name for p in (export_root / "daily").rglob("*") if p.is_file())
+    assert written[0] == "_SUCCESS" and written[1].startswith("part-00000-")
+    assert written[1].endswith(".csv.gz") and len(written) == 2
     stored = Destination.objects.get(id=destination["id"])
     assert stored.watermark is not None and stored.watermark_serial == 1
     answer = owner_api.get(f"{URL}/{destination['id']}").json()["data"]["destination"]
@@ -50,7 +64,8 @@ def test_a_run_started_now_writes_and_moves_the_watermark(owner_api, app, export
 
 
 def test_run_now_while_a_run_waits_for_its_retry_makes_it_due_instead_of_a_second(
-        owner_api, s3_server, s3_bucket, s3_outage):
+        owner_api, app, s3_server, s3_bucket, s3_outage):
+    installs(app)
     destination = create(owner_api, s3_body(s3_server, s3_bucket,
                                             endpoint_url=s3_outage.endpoint_url))
     s3_outage.down()
@@ -65,7 +80,8 @@ def test_run_now_while_a_run_waits_for_its_retry_makes_it_due_instead_of_a_secon
 
 
 def test_an_outage_is_retried_with_backoff_then_recovered_with_nothing_skipped(
-        owner_api, s3_server, s3_bucket, s3_outage):
+        owner_api, app, s3_server, s3_bucket, s3_outage):
+    installs(app)
     destination = create(owner_api, s3_body(s3_server, s3_bucket,
                                             endpoint_url=s3_outage.endpoint_url))
     s3_outage.down()
@@ -98,7 +114,10 @@ def test_an_outage_is_retried_with_backoff_then_recovered_with_nothing_skipped(
     assert third.number == 3 and third.error_message == ""
     stored = Run.objects.get(id=run["id"])
     assert stored.state == "succeeded" and stored.error_message == ""
-    assert s3_server.keys(s3_bucket, "raw/attribution/")
+    # Everything the failed tries did not write, and the hour's _SUCCESS after its part.
+    assert stored.topics["installs"]["rows"] == 3
+    keys = s3_server.keys(s3_bucket, "raw/attribution/t=installs/")
+    assert [key.rsplit("/", 1)[1][:10] for key in keys] == ["_SUCCESS", "part-00000"]
     answer = owner_api.get(f"{URL}/{destination['id']}").json()["data"]["destination"]
     assert answer["last_error"] == "" and answer["written_up_to"] is not None
     assert [a.reason for a in RunAttempt.objects.order_by("number")] == [
@@ -106,7 +125,8 @@ def test_an_outage_is_retried_with_backoff_then_recovered_with_nothing_skipped(
 
 
 def test_a_run_out_of_tries_is_failed_and_the_next_starts_from_the_same_watermark(
-        owner_api, s3_server, s3_bucket):
+        owner_api, app, s3_server, s3_bucket):
+    installs(app)
     destination = create(owner_api, s3_body(s3_server, s3_bucket, secret_access_key="wrong"))
     run = start(owner_api, destination)
     for _ in range(policy.MAX_ATTEMPTS):
@@ -179,7 +199,8 @@ def test_the_test_endpoint_answers_in_words(owner_api, s3_server, s3_bucket, s3_
     assert s3_server.keys(s3_bucket) == []  # the probe removed what it wrote
 
 
-def test_credentials_are_absent_from_logs_and_answers(owner_api, s3_server, s3_bucket, caplog):
+def test_credentials_are_absent_from_logs_and_answers(owner_api, app, s3_server, s3_bucket, caplog):
+    installs(app)
     caplog.set_level(logging.DEBUG)
     secret = "wrong/SECRET+value-1234567890"
     destination = create(owner_api, s3_body(s3_server, s3_bucket, secret_access_key=secret))
