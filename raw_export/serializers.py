@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
+from attribution_site.api.exceptions import ValidationFailed
 from attribution_site.api.fields import (
     HttpUrlField,
     StrictCharField,
@@ -122,7 +123,7 @@ class DestinationUpdateInput(DestinationFields):
 def complete(fields: dict[str, Any], *, current: Destination | None,
              organization_app_ids: set[str]) -> dict[str, Any]:
     """The fields to store: `fields` checked together, over the destination as it is (on an
-    update). Raises a ValidationError naming each field at fault."""
+    update). Raises ValidationFailed naming each field at fault."""
     merged = {"kind": None, "bucket": "", "path": "", "access_key_id": "", "format": None,
               "topics": None}
     if current is not None:
@@ -155,7 +156,7 @@ def complete(fields: dict[str, Any], *, current: Destination | None,
     if unknown:
         errors["app_ids"] = [f"Not an app of your organization: {', '.join(unknown)}."]
     if errors:
-        raise serializers.ValidationError(errors)
+        raise ValidationFailed(f"Invalid input: {', '.join(sorted(errors))}.", errors)
     out = dict(fields)
     if current is None:
         out.setdefault("format", FileFormat.PARQUET)
