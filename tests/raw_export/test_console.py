@@ -10,7 +10,7 @@ import pytest
 from accounts.models import User
 from raw_export import services
 from raw_export.models import Destination, Run
-from tests.console.conftest import XSS_CAMPAIGN, app, assert_shown_as_text, console  # noqa: F401 - fixtures
+from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
 from tests.factories import UserFactory
 from tests.raw_export.conftest import create, directory_body, s3_body
 
