@@ -24,6 +24,7 @@ api_v1 = [
     path("", include("skan.urls")),
     path("", include("consent.urls")),
     path("", include("privacy.urls")),
+    path("", include("raw_export.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

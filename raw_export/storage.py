@@ -64,14 +64,15 @@ class DestinationFacts:
     region: str = ""
     access_key_id: str = ""
     secret_access_key: str = ""
-    path: str = ""
+    path: str = ""  # for a directory: absolute
+    directory_root: str = ""  # the server's export directory, which `path` is below
 
 
 def storage_for(facts: DestinationFacts) -> Storage:
     """The storage a destination writes to. Keys are relative to the bucket or the directory:
     the destination's own prefix is the writer's to add, so files and probes share it."""
     if facts.kind == "directory":
-        return DirectoryStorage(facts.path)
+        return DirectoryStorage(facts.path, within=facts.directory_root or None)
     if facts.kind == "s3":
         return S3Storage(
             bucket=facts.bucket, endpoint_url=facts.endpoint_url or None,
@@ -95,8 +96,11 @@ def join_key(prefix: str, *parts: str) -> str:
 class DirectoryStorage:
     """Files under a local directory (one-machine set-ups, `make run`)."""
 
-    def __init__(self, root: str | os.PathLike):
+    def __init__(self, root: str | os.PathLike, *, within: str | os.PathLike | None = None):
+        """`within`: a directory the server's operator made for exports; `root` below it is
+        created on first write. Without it, `root` itself must exist."""
         self.root = Path(root)
+        self.within = Path(within) if within is not None else None
 
     def _path(self, key: str) -> Path:
         relative = PurePosixPath(key)
@@ -133,6 +137,8 @@ class DirectoryStorage:
     def _require_root(self) -> None:
         # The root is the owner's to create: making it silently would hide a mistyped path
         # (or an unmounted volume) until the disk it lands on fills.
+        if self.within is not None and self.within.is_dir():
+            self.root.mkdir(parents=True, exist_ok=True)
         if not self.root.is_dir():
             raise StorageError(
                 f"The directory {str(self.root)!r} does not exist on the server.",

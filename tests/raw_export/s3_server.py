@@ -10,8 +10,10 @@ refused with the same error codes AWS sends (InvalidAccessKeyId, SignatureDoesNo
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -110,3 +112,77 @@ def s3_server(tmp_path_factory) -> S3Server:
 @pytest.fixture
 def s3_bucket(s3_server) -> str:
     return s3_server.new_bucket()
+
+
+class Outage:
+    """A loopback TCP forwarder in front of the S3 server that can be taken down and brought
+    back on the same port: the store as a destination sees it through an outage."""
+
+    def __init__(self, target: str):
+        self.target_port = int(target.rsplit(":", 1)[1])
+        self.port = free_port()
+        self.endpoint_url = f"http://127.0.0.1:{self.port}"
+        self._listener: socket.socket | None = None
+        self._open: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def up(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(16)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self) -> None:
+        """Refuse new connections and cut the open ones."""
+        with self._lock:
+            if self._listener is not None:
+                # shutdown() wakes the thread blocked in accept(); close() alone would not.
+                try:
+                    self._listener.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                self._listener.close()
+                self._listener = None
+            for sock in self._open:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+            self._open.clear()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            with self._lock:
+                self._open += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+@pytest.fixture
+def s3_outage(s3_server):
+    outage = Outage(s3_server.endpoint_url)
+    outage.up()
+    yield outage
+    outage.down()
