@@ -118,14 +118,18 @@ CLICKS = (
 
 REATTRIBUTIONS = (
     _APP,
-    _c("reattribution_id", STRING, "the re-engagement's id (UUID)"),
-    _c("install_id", STRING, "the install that came back"),
-    _c("event_time", TIMESTAMP, "when the service recorded the re-engagement"),
+    _c("reattribution_id", STRING, "the re-engagement's or the Apple Ads claim's id (UUID)"),
+    _c("reattribution_type", STRING, "re-engagement (a recorded install came back through a "
+                                     "click) or apple_ads (Apple's record moved the install)"),
+    _c("install_id", STRING, "the install concerned"),
+    _c("event_time", TIMESTAMP, "when the service recorded it"),
     _c("attributed_touch_type", STRING, "click"),
-    _c("attributed_touch_time", TIMESTAMP, "the re-engaging click's time"),
-    _c("click_id", STRING, "the re-engaging click (UUID)"),
-    _c("media_source", STRING, "the re-engaging network"),
-    _c("campaign", STRING, "the re-engaging campaign"),
+    _c("attributed_touch_time", TIMESTAMP, "the click's (or the Apple Ads tap's) time"),
+    _c("click_id", STRING, "the re-engaging click (UUID; empty for Apple Ads)"),
+    _c("media_source", STRING, "the network now credited"),
+    _c("campaign", STRING, "the campaign now credited"),
+    _c("af_adset", STRING, "the ad set (Apple Ads: the ad group)"),
+    _c("af_ad", STRING, "the ad (Apple Ads: the keyword, else the ad)"),
     _VERSION,
 )
 

@@ -1,23 +1,25 @@
 """Each topic's rows, read from the app that owns them and shaped into the topic's columns
 (raw_export/columns.py): installs with their consent at the install, events with their revenue
 in US dollars, and the rest as their owners hand them over. No table is read here: tracking,
-delivery and skan each expose a reader, consent and analytics a selector.
+delivery, skan and apple_ads each expose a reader, consent and analytics a selector.
 
 A topic reads either between two watermarks (the commit-ordered tables: installs, clicks,
-events) or over a stamp window (layout.stamp_window: re-engagements, delivery attempts,
-SKAdNetwork postbacks). Rows come in the order of the time the service received them.
+events) or over a stamp window (layout.stamp_window: re-engagements, Apple Ads corrections,
+delivery attempts, SKAdNetwork postbacks). Rows come in the order of the time the service
+received them.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from analytics import queries as analytics_queries
 from analytics.money import PIVOT, RateBook
+from apple_ads import selectors as apple_ads_selectors
 from consent.selectors import Subject, consents_at
 from delivery import selectors as delivery_selectors
 from raw_export import columns, layout
@@ -111,10 +113,18 @@ def clicks(window: Window, size: int) -> Iterator[list[tuple]]:
 
 
 def reattributions(window: Window, size: int) -> Iterator[list[tuple]]:
+    """Re-engagements, then Apple Ads corrections (each in its own time order: an hour may
+    then get a part of each)."""
     since, until = window.stamps
     rows = raw_rows.reengagements(app_ids=window.app_ids, since=since, until=until)
     for chunk in _chunks(rows, size):
-        yield [(*row[:4], "click", *row[4:], VERSION) for row in chunk]
+        yield [(*row[:2], "re-engagement", *row[2:4], "click", *row[4:], None, None, VERSION)
+               for row in chunk]
+    moved = apple_ads_selectors.reattributions_for_export(app_ids=window.app_ids, since=since,
+                                                          until=until)
+    for chunk in _chunks(moved, size):
+        yield [(*row[:2], "apple_ads", *row[2:4], "click", row[4], None, *row[5:], VERSION)
+               for row in chunk]
 
 
 def deliveries(window: Window, size: int) -> Iterator[list[tuple]]:
@@ -146,9 +156,3 @@ STAMPS = {"installs": "install_time", "inapps": "event_received_time", "clicks":
 
 def stamp_index(name: str) -> int:
     return columns.names(name).index(STAMPS[name])
-
-
-def check_topics(names: Sequence[str]) -> None:
-    unknown = [name for name in names if name not in columns.TOPICS]
-    if unknown:
-        raise ValueError(f"unknown topic(s): {', '.join(unknown)}")
