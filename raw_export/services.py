@@ -140,15 +140,15 @@ def run_start(*, destination: Destination, trigger: str = RunTrigger.MANUAL,
     now = now or timezone.now()
     with transaction.atomic():
         run = _open_run(destination)
-        if run is None:
+        while run is None:
             try:
                 with transaction.atomic():
                     run = Run.objects.create(destination=destination, trigger=trigger,
                                              next_attempt_at=now, created_at=now,
                                              updated_at=now)
             except IntegrityError:  # another caller opened one at the same moment
-                run = _open_run(destination)
-        elif run.state == RunState.PENDING and run.next_attempt_at > now:
+                run = _open_run(destination)  # (None again if it finished meanwhile)
+        if run.state == RunState.PENDING and run.next_attempt_at > now:
             Run.objects.filter(id=run.id, state=RunState.PENDING).update(
                 next_attempt_at=now, updated_at=now)
             run.next_attempt_at = now
