@@ -62,15 +62,15 @@ class MemorySampler(threading.Thread):
     def __init__(self):
         super().__init__(daemon=True)
         self.samples: list[tuple[float, float]] = []
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self):
         start = time.monotonic()
-        while not self._stop.wait(0.2):
+        while not self._done.wait(0.2):
             self.samples.append((time.monotonic() - start, rss_mb()))
 
     def stop(self) -> list[tuple[float, float]]:
-        self._stop.set()
+        self._done.set()
         self.join()
         return self.samples
 

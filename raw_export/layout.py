@@ -25,9 +25,25 @@ SUCCESS = "_SUCCESS"
 _RUN_TOKEN = re.compile(r"[^A-Za-z0-9_-]")
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+HOUR_MICROS = 3_600_000_000
+
+
 def hour_of(moment: datetime) -> datetime:
     """The UTC hour (its start) a row stamped at `moment` belongs to."""
     return moment.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def hour_number(stamp: datetime | int) -> int:
+    """Hours since the epoch of a stamp given as a datetime or as epoch microseconds (how the
+    commit-ordered topics read their times): cheap enough to ask of every row."""
+    if isinstance(stamp, int):
+        return stamp // HOUR_MICROS
+    return int(stamp.timestamp()) // 3600
+
+
+def hour_start(number: int) -> datetime:
+    return EPOCH + timedelta(hours=number)
 
 
 def hour_dir(prefix: str, topic: str, hour: datetime) -> str:

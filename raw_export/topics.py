@@ -14,13 +14,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from analytics import queries as analytics_queries
 from analytics.money import PIVOT, RateBook
 from apple_ads import selectors as apple_ads_selectors
-from consent.selectors import Subject, consents_at
+from consent.selectors import Subject, apps_with_consent, consents_at
 from delivery import selectors as delivery_selectors
 from raw_export import columns, layout
 from skan import selectors as skan_selectors
@@ -29,6 +29,8 @@ from tracking.reporting import raw_rows
 
 VERSION = columns.SCHEMA_VERSION
 _SIX_PLACES = Decimal(1).scaleb(-columns.DECIMAL_SCALE)
+_EPOCH_DAY = layout.EPOCH.date()
+_DAY_MICROS = 86_400_000_000
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,18 @@ def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
 
 def installs(window: Window, size: int) -> Iterator[list[tuple]]:
     rows = raw_rows.installs(app_ids=window.app_ids, after=window.after, through=window.through)
+    # Most apps never send consent: their installs need no lookup at all.
+    with_consent = {str(app_id) for app_id in apps_with_consent(window.app_ids)}
     for chunk in _chunks(rows, size):
-        # The consent the install was recorded under: a fact of the install that later changes
-        # do not rewrite, so a file says the same whenever it is written.
-        consents = consents_at([Subject(uuid.UUID(row[0]), uuid.UUID(row[1]), row[15], row[2])
-                                for row in chunk])
+        consents = [None] * len(chunk)
+        if with_consent:
+            # The consent the install was recorded under: a fact of the install that later
+            # changes do not rewrite, so a file says the same whenever it is written.
+            asked = [i for i, row in enumerate(chunk) if row[0] in with_consent]
+            found = consents_at([Subject(uuid.UUID(chunk[i][0]), uuid.UUID(chunk[i][1]),
+                                         chunk[i][15], _moment(chunk[i][2])) for i in asked])
+            for i, consent in zip(asked, found, strict=True):
+                consents[i] = consent
         shaped = []
         for row, consent in zip(chunk, consents, strict=True):
             signals = ((None, None, None) if consent is None else
@@ -72,6 +81,10 @@ def installs(window: Window, size: int) -> Iterator[list[tuple]]:
             touch = None if row[5] else "click"
             shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26], VERSION))
         yield shaped
+
+
+def _moment(micros: int) -> datetime:
+    return layout.EPOCH + timedelta(microseconds=micros)
 
 
 class _UsdRates:
@@ -101,7 +114,8 @@ def inapps(window: Window, size: int) -> Iterator[list[tuple]]:
             usd = None
             if amount is not None and currency:
                 # At the rate of the day the event happened, as the revenue reports convert.
-                usd = rates.convert(amount, currency, row[4].astimezone(UTC).date())
+                day = _EPOCH_DAY + timedelta(days=row[4] // _DAY_MICROS)
+                usd = rates.convert(amount, currency, day)
             shaped.append((*row[:9], usd, *row[9:], VERSION))
         yield shaped
 

@@ -102,9 +102,9 @@ def _write_topic(*, storage: Storage, prefix: str, fmt: str, name: str,
 
     try:
         for chunk in topics.READERS[name](window, CHUNK_ROWS):
-            for hour, group in itertools.groupby(chunk,
-                                                 key=lambda r: layout.hour_of(r[stamp_at])):
-                group = list(group)
+            for number, same_hour in itertools.groupby(
+                    chunk, key=lambda r: layout.hour_number(r[stamp_at])):
+                hour, group = layout.hour_start(number), list(same_hour)
                 while group:
                     if part is None or part_hour != hour or part.rows >= PART_ROWS:
                         if part is not None:
