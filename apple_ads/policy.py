@@ -143,18 +143,27 @@ def _read_record(body: str) -> Verdict:
         return Verdict(Reading.UNAVAILABLE, "Apple answered 200 without an attribution record.")
     if not answer["attribution"]:
         return Verdict(Reading.NOT_ATTRIBUTED, "Apple: not an Apple Ads install.", answer)
-    campaign = _id(answer.get("campaignId"))
-    if campaign is None:
+    record = attribution_record(answer)
+    if record is None:
         return Verdict(Reading.UNAVAILABLE, "Apple answered attribution true without a campaign.",
                        answer)
-    record = AppleAttribution(
+    return Verdict(Reading.ATTRIBUTED, f"Apple: Apple Ads campaign {record.campaign_id}.",
+                   answer, record)
+
+
+def attribution_record(answer: dict) -> AppleAttribution | None:
+    """Apple's record in an answer (the JSON object as stored on a claim); None without a
+    campaign."""
+    campaign = _id(answer.get("campaignId"))
+    if campaign is None:
+        return None
+    return AppleAttribution(
         org_id=_id(answer.get("orgId")), campaign_id=campaign,
         ad_group_id=_id(answer.get("adGroupId")), keyword_id=_id(answer.get("keywordId")),
         ad_id=_id(answer.get("adId")), conversion_type=_str(answer.get("conversionType")),
         claim_type=_str(answer.get("claimType")),
         country_or_region=_str(answer.get("countryOrRegion")),
         click_date=parse_click_date(answer.get("clickDate")))
-    return Verdict(Reading.ATTRIBUTED, f"Apple: Apple Ads campaign {campaign}.", answer, record)
 
 
 def _id(value) -> str | None:

@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "integrations",
     "fraud",
     "google_ads",
+    "raw_export",
 ]
 
 MIDDLEWARE = [
@@ -186,6 +187,7 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (
     Queue("celery", Exchange("celery", type="direct"), routing_key="celery"),
     Queue("delivery", Exchange("delivery", type="direct"), routing_key="delivery"),
+    Queue("raw_export", Exchange("raw_export", type="direct"), routing_key="raw_export"),
 )
 
 # --- Delivery -------------------------------------------------------------------------------
@@ -204,7 +206,9 @@ DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum
 DELIVERY_SWEEP_INTERVAL_SECONDS = env.int("DELIVERY_SWEEP_INTERVAL_SECONDS", 60, minimum=1)
 # A queue of its own (declared in CELERY_TASK_QUEUES), so slow receivers never hold up other
 # work.
-CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"}}
+CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"},
+                      # Runs write files for minutes: apart, so they never hold up other work.
+                      "raw_export.*": {"queue": "raw_export"}}
 
 # --- Apple Ads ------------------------------------------------------------------------------
 # The AdServices attribution API that iOS installs' tokens are exchanged with (docs/apple.md).
@@ -246,6 +250,27 @@ FRAUD_LISTED_NETWORKS = env.list("FRAUD_LISTED_NETWORKS", [])
 FRAUD_ANONYMOUS_IP_DATABASE = env.str("FRAUD_ANONYMOUS_IP_DATABASE", "")
 # How old a signed SDK request may be (X-Signature-Timestamp), in seconds.
 FRAUD_SIGNATURE_MAX_AGE_SECONDS = env.int("FRAUD_SIGNATURE_MAX_AGE_SECONDS", 300, minimum=1)
+
+# --- Raw-data export -----------------------------------------------------------------------
+# Hourly files in the owner's bucket or directory (docs/export.md). How often beat starts a run
+# of every destination, in seconds.
+RAW_EXPORT_INTERVAL_SECONDS = env.int("RAW_EXPORT_INTERVAL_SECONDS", 300, minimum=10)
+# The budget of one run (its task's time limit; the outbox lease is twice it plus a second).
+RAW_EXPORT_TIMEOUT_SECONDS = env.int("RAW_EXPORT_TIMEOUT_SECONDS", 900, minimum=10)
+RAW_EXPORT_SWEEP_GRACE_SECONDS = env.int("RAW_EXPORT_SWEEP_GRACE_SECONDS", 120, minimum=0)
+# /readyz warns when a destination's files are further behind than this.
+RAW_EXPORT_BEHIND_WARNING_SECONDS = env.int("RAW_EXPORT_BEHIND_WARNING_SECONDS", 7200,
+                                            minimum=60)
+# Where directory destinations may write (each one's path is below it); empty turns them off.
+# `make run` (DEBUG) writes below ./exports by default.
+RAW_EXPORT_DIRECTORY_ROOT = env.str("RAW_EXPORT_DIRECTORY_ROOT",
+                                    str(BASE_DIR / "exports") if DEBUG else "")
+# Lets an S3 endpoint_url name a loopback or private address (a MinIO or Ceph on the same
+# network). Off in production unless set: an organization's admin could otherwise make the
+# server call its internal services.
+RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS = env.bool("RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS", DEBUG)
+# The region signed for when a destination names none (AWS's default; R2 and GCS take "auto").
+RAW_EXPORT_DEFAULT_REGION = env.str("RAW_EXPORT_DEFAULT_REGION", "us-east-1")
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
@@ -413,6 +438,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "privacy.requests_sweep", "schedule": 60.0, "options": {"expires": 55}},
     "privacy-callbacks-sweep": {
         "task": "privacy.callbacks_sweep", "schedule": 60.0, "options": {"expires": 55}},
+    "raw-export-schedule": {  # a run of every destination (docs/export.md, "Runs")
+        "task": "raw_export.schedule", "schedule": float(RAW_EXPORT_INTERVAL_SECONDS),
+        "options": {"expires": max(5, RAW_EXPORT_INTERVAL_SECONDS - 5)}},
+    "raw-export-sweep": {
+        "task": "raw_export.sweep", "schedule": 60.0, "options": {"expires": 55}},
 }
 
 # --- Logging --------------------------------------------------------------------------------
@@ -422,5 +452,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.request": {"level": "ERROR"}},
+    "loggers": {"django.request": {"level": "ERROR"},
+                # Their DEBUG lines carry signed request headers (an access key ID among
+                # them): kept out of the log whatever LOG_LEVEL says.
+                "botocore": {"level": "WARNING"}, "boto3": {"level": "WARNING"},
+                "s3transfer": {"level": "WARNING"}},
 }

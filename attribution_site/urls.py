@@ -26,6 +26,7 @@ api_v1 = [
     path("", include("privacy.urls")),
     path("", include("integrations.urls")),
     path("", include("fraud.urls")),
+    path("", include("raw_export.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

@@ -110,3 +110,10 @@ def records_for(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID] = (),
 
 def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def apps_with_consent(app_ids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
+    """Which of the apps have any consent history: a reader of many installs (the raw-data
+    export) asks once and skips the lookups for an app that never sent consent."""
+    return {app_id for app_id in app_ids
+            if ConsentRecord.objects.filter(app_id=app_id).exists()}

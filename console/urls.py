@@ -8,6 +8,7 @@ from console.views import (
     auth,
     conversion,
     costs,
+    data_destinations,
     deliveries,
     docs,
     fraud_report,
@@ -111,5 +112,9 @@ urlpatterns = [
     path("apps/<uuid:app_id>/privacy", privacy.PrivacyRequestsPage.as_view(), name="privacy"),
     path("apps/<uuid:app_id>/privacy/<uuid:request_id>", privacy.PrivacyRequestPage.as_view(),
          name="privacy-request"),
+    path("data-destinations", data_destinations.DestinationListPage.as_view(),
+         name="data-destinations"),
+    path("data-destinations/<uuid:destination_id>", data_destinations.DestinationPage.as_view(),
+         name="data-destination"),
     path("docs/<str:name>.md", docs.DocPage.as_view(), name="doc"),
 ]

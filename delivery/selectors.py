@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -251,3 +251,31 @@ def deliveries_overdue(*, now: datetime, late_seconds: int) -> Overdue:
             stuck.order_by("lease_expires_at").values_list("lease_expires_at", flat=True).first())
         oldest = min((due for due in dues if due is not None), default=None)
     return Overdue(count=count, oldest_due_at=oldest, late_seconds=late_seconds)
+
+
+# What the owner's bucket receives of the delivery log (raw_export; docs/export.md): no body,
+# no answer, and the address without its query string, which holds a postback's values.
+EXPORT_ATTEMPT_FIELDS = (
+    "app_id", "delivery_id", "number", "kind", "delivery__event_type", "delivery__source_id",
+    "delivery__postback__media_source", "http_method", "url", "status_code", "succeeded",
+    "error_message", "duration_ms", "started_at", "finished_at", "delivery__consent_note")
+# An attempt ends within its lease (seconds), or is closed by the sweep within minutes: a day
+# bounds the start of any attempt that ends in a window, which lets the log's (app, kind,
+# started_at) index narrow the read.
+_ATTEMPT_SPAN = timedelta(days=1)
+
+
+def attempts_finished(*, app_ids: Sequence[uuid.UUID], since: datetime | None,
+                      until: datetime) -> Iterator[tuple]:
+    """Attempts of real (not test) deliveries that ended in [since, until) (since None: from
+    the start), oldest first, as tuples in EXPORT_ATTEMPT_FIELDS order, ids as text."""
+    rows = DeliveryAttempt.objects.filter(app_id__in=list(app_ids), delivery__is_test=False,
+                                          finished_at__lt=until)
+    if since is not None:
+        rows = rows.filter(finished_at__gte=since, started_at__gte=since - _ATTEMPT_SPAN)
+    url_at = EXPORT_ATTEMPT_FIELDS.index("url")
+    with transaction.atomic():
+        for row in (rows.order_by("finished_at", "id").values_list(*EXPORT_ATTEMPT_FIELDS)
+                    .iterator(chunk_size=5_000)):
+            yield (str(row[0]), str(row[1]), *row[2:url_at], row[url_at].split("?", 1)[0],
+                   *row[url_at + 1:])

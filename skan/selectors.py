@@ -5,9 +5,11 @@ postbacks only through `postbacks_received`, in plain values."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import transaction
 from django.db.models import QuerySet
 
 from skan.models import AdNetwork, AppAdNetworkName, Postback
@@ -66,3 +68,34 @@ def postbacks_received(*, app_id: uuid.UUID, since: datetime, until: datetime
         "received_at", "postback_sequence_index", "ad_network_id", "source_identifier",
         "fine_value", "coarse_value", "did_win", "redownload", "conversion_type")
     return [ReceivedPostback(*row) for row in rows]
+
+
+EXPORT_POSTBACK_FIELDS = (
+    "app_id", "id", "received_at", "framework", "version", "ad_network_id", "media_source",
+    "transaction_id", "postback_sequence_index", "source_identifier", "campaign_id",
+    "source_app_id", "source_domain", "fidelity_type", "redownload", "did_win", "fine_value",
+    "coarse_value", "country_code", "conversion_type", "marketplace", "verdict")
+
+
+def postbacks_for_export(*, app_ids: Sequence[uuid.UUID], since: datetime | None,
+                         until: datetime) -> Iterator[tuple]:
+    """The apps' postbacks received in [since, until) (since None: from the start), oldest
+    first, as tuples in EXPORT_POSTBACK_FIELDS order (the raw body left out), each network
+    named as the reports name it."""
+    for app_id in app_ids:
+        rows = Postback.objects.filter(app_id=app_id, received_at__lt=until)
+        if since is not None:
+            rows = rows.filter(received_at__gte=since)
+        names = None
+        with transaction.atomic():
+            for row in (rows.order_by("received_at", "id").values_list(
+                    "id", "received_at", "framework", "version", "ad_network_id",
+                    "transaction_id", "postback_sequence_index", "source_identifier",
+                    "campaign_id", "source_app_id", "source_domain", "fidelity_type",
+                    "redownload", "did_win", "fine_value", "coarse_value", "country_code",
+                    "conversion_type", "marketplace", "verdict").iterator(chunk_size=5_000)):
+                if names is None:
+                    names = media_sources_for(app_id=app_id)
+                network = row[4].strip().lower()
+                yield (str(app_id), str(row[0]), *row[1:5], names.get(network, network),
+                       *row[5:])

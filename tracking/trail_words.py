@@ -150,6 +150,15 @@ def _fraud(fraud: object, day: date) -> list[str]:
     return lines
 
 
+def trail_summary(decision: Mapping | None, *, installed_at: datetime) -> tuple[str, int]:
+    """The result's sentence alone and how many losing clicks the trail holds: what a raw-data
+    file carries per install, without the cost of the whole trail."""
+    if not decision:
+        return NO_TRAIL, 0
+    losers = [c for c in decision.get("candidates") or () if isinstance(c, Mapping)]
+    return _summary(decision, losers, _utc(installed_at).date()), len(losers)
+
+
 def _first_loss_of_each_click(losers: list[Mapping]) -> list[Mapping]:
     """A click of the device is also a click of its network, so a device match records it
     twice (lost to a later click of the device, then beaten by the match); the first tier's

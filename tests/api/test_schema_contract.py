@@ -58,6 +58,7 @@ def period(**extra):
 
 
 APP = {"app_id": "app_id"}
+DESTINATION = {"destination_id": "data_destination_id"}
 EXAMPLES: dict[str, Example] = {
     # Authentication
     "auth_signup_create": Example("nobody", body={
@@ -184,6 +185,19 @@ EXAMPLES: dict[str, Example] = {
     "privacy_forget": Example("key", body=lambda w: {"app_id": str(w.app.id),
                                                      "device_id": "IDFA-0001"}),
     "privacy_document_retrieve": Example("nobody", path={"token": "document_token"}),
+    # Raw-data destinations
+    "data_destinations_list": Example(),
+    "data_destinations_create": Example(body=lambda w: {
+        "name": "Lake", "kind": "s3", "bucket": "lake-bucket", "prefix": "raw",
+        "endpoint_url": "https://lake.invalid", "access_key_id": "AKIALAKE00000000",
+        "secret_access_key": "lake-secret", "format": "csv", "topics": ["installs"],
+        "app_ids": [str(w.app.id)]}),
+    "data_destinations_retrieve": Example(path=DESTINATION),
+    "data_destinations_update": Example(path=DESTINATION, body=lambda w: {"format": "csv"}),
+    "data_destinations_destroy": Example(path=DESTINATION),
+    "data_destinations_test": Example(path=DESTINATION),
+    "data_destinations_runs_list": Example(path=DESTINATION, query=lambda w: {"limit": 5}),
+    "data_destinations_runs_create": Example(path=DESTINATION),
 }
 
 

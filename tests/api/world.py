@@ -36,6 +36,7 @@ class World:
     privacy_request_id: str
     pending_request_id: str
     document_token: str
+    data_destination_id: str
 
     @property
     def app_id(self) -> str:
@@ -105,6 +106,11 @@ def build() -> World:
         "property_id": str(app.id), "subject_identities": [{
             "identity_type": "customer_user_id", "identity_format": "raw",
             "identity_value": "someone-else"}]}, format="json"))
+    # A bucket under .invalid too: the test endpoint's probe fails at once.
+    destination = made(owner_api.post("/api/v1/data-destinations", {
+        "name": "Warehouse", "kind": "s3", "bucket": "world-bucket",
+        "endpoint_url": "https://s3.invalid", "access_key_id": "AKIAWORLD0000000",
+        "secret_access_key": "world-secret"}, format="json"))["destination"]
     from privacy import links, services
     from tracking.models import Install
 
@@ -118,4 +124,5 @@ def build() -> World:
         schema_version=schema["version"], network_id="com.example",
         privacy_request_id=access["subject_request_id"],
         pending_request_id=pending["subject_request_id"],
-        document_token=links.document_token(access["subject_request_id"]))
+        document_token=links.document_token(access["subject_request_id"]),
+        data_destination_id=destination["id"])

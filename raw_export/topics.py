@@ -1,0 +1,172 @@
+"""Each topic's rows, read from the app that owns them and shaped into the topic's columns
+(raw_export/columns.py): installs with their consent at the install, events with their revenue
+in US dollars, and the rest as their owners hand them over. No table is read here: tracking,
+delivery, skan and apple_ads each expose a reader, consent and analytics a selector.
+
+A topic reads either between two watermarks (the commit-ordered tables: installs, clicks,
+events) or over a stamp window (layout.stamp_window: re-engagements, Apple Ads corrections,
+delivery attempts, SKAdNetwork postbacks). Rows come in the order of the time the service
+received them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+
+from analytics import queries as analytics_queries
+from analytics.money import PIVOT, RateBook
+from apple_ads import selectors as apple_ads_selectors
+from consent.selectors import Subject, apps_with_consent, consents_at
+from delivery import selectors as delivery_selectors
+from raw_export import columns, layout
+from skan import selectors as skan_selectors
+from tracking.changes import Watermark
+from tracking.reporting import raw_rows
+
+VERSION = columns.SCHEMA_VERSION
+_SIX_PLACES = Decimal(1).scaleb(-columns.DECIMAL_SCALE)
+_EPOCH_DAY = layout.EPOCH.date()
+_DAY_MICROS = 86_400_000_000
+
+
+@dataclass(frozen=True)
+class Window:
+    """What one run reads: rows committed after `after` and by `through`, or, for the topics
+    without a commit order, stamped in [stamped_since, stamped_until)."""
+
+    app_ids: tuple[uuid.UUID, ...]
+    after: Watermark | None
+    through: Watermark
+
+    @property
+    def stamps(self) -> tuple[datetime | None, datetime]:
+        return layout.stamp_window(
+            since_at=None if self.after is None else self.after.taken_at,
+            until_at=self.through.taken_at)
+
+
+def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
+    chunk: list[tuple] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def installs(window: Window, size: int) -> Iterator[list[tuple]]:
+    rows = raw_rows.installs(app_ids=window.app_ids, after=window.after, through=window.through)
+    # Most apps never send consent: their installs need no lookup at all.
+    with_consent = {str(app_id) for app_id in apps_with_consent(window.app_ids)}
+    for chunk in _chunks(rows, size):
+        consents = [None] * len(chunk)
+        if with_consent:
+            # The consent the install was recorded under: a fact of the install that later
+            # changes do not rewrite, so a file says the same whenever it is written.
+            asked = [i for i, row in enumerate(chunk) if row[0] in with_consent]
+            found = consents_at([Subject(uuid.UUID(chunk[i][0]), uuid.UUID(chunk[i][1]),
+                                         chunk[i][15], _moment(chunk[i][2])) for i in asked])
+            for i, consent in zip(asked, found, strict=True):
+                consents[i] = consent
+        shaped = []
+        for row, consent in zip(chunk, consents, strict=True):
+            signals = ((None, None, None) if consent is None else
+                       (consent.gdpr_applies, consent.ad_user_data, consent.ad_personalization))
+            touch = None if row[5] else "click"
+            shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26], VERSION))
+        yield shaped
+
+
+def _moment(micros: int) -> datetime:
+    return layout.EPOCH + timedelta(microseconds=micros)
+
+
+class _UsdRates:
+    """US-dollar rates, read again only when a run meets a currency it has not seen."""
+
+    def __init__(self, through: datetime):
+        self._through = through.astimezone(UTC).date()
+        self._book: RateBook | None = None
+        self._currencies: set[str] = set()
+
+    def convert(self, amount: Decimal, currency: str, day: date) -> Decimal | None:
+        if currency not in self._currencies:
+            self._currencies.add(currency)
+            self._book = analytics_queries.rate_book(
+                target=PIVOT, currencies=self._currencies, through=self._through)
+        usd = self._book.convert(amount, currency, day)
+        return None if usd is None else usd.quantize(_SIX_PLACES)
+
+
+def inapps(window: Window, size: int) -> Iterator[list[tuple]]:
+    rates = _UsdRates(window.through.taken_at)
+    rows = raw_rows.events(app_ids=window.app_ids, after=window.after, through=window.through)
+    for chunk in _chunks(rows, size):
+        shaped = []
+        for row in chunk:
+            amount, currency = row[7], row[8]
+            usd = None
+            if amount is not None and currency:
+                # At the rate of the day the event happened, as the revenue reports convert.
+                day = _EPOCH_DAY + timedelta(days=row[4] // _DAY_MICROS)
+                usd = rates.convert(amount, currency, day)
+            shaped.append((*row[:9], usd, *row[9:], VERSION))
+        yield shaped
+
+
+def clicks(window: Window, size: int) -> Iterator[list[tuple]]:
+    rows = raw_rows.clicks(app_ids=window.app_ids, after=window.after, through=window.through)
+    for chunk in _chunks(rows, size):
+        yield [(*row, VERSION) for row in chunk]
+
+
+def reattributions(window: Window, size: int) -> Iterator[list[tuple]]:
+    """Re-engagements, then Apple Ads corrections (each in its own time order: an hour may
+    then get a part of each)."""
+    since, until = window.stamps
+    rows = raw_rows.reengagements(app_ids=window.app_ids, since=since, until=until)
+    for chunk in _chunks(rows, size):
+        yield [(*row[:2], "re-engagement", *row[2:4], "click", *row[4:], None, None, VERSION)
+               for row in chunk]
+    moved = apple_ads_selectors.reattributions_for_export(app_ids=window.app_ids, since=since,
+                                                          until=until)
+    for chunk in _chunks(moved, size):
+        yield [(*row[:2], "apple_ads", *row[2:4], "click", row[4], None, *row[5:], VERSION)
+               for row in chunk]
+
+
+def deliveries(window: Window, size: int) -> Iterator[list[tuple]]:
+    since, until = window.stamps
+    rows = delivery_selectors.attempts_finished(app_ids=window.app_ids, since=since,
+                                                until=until)
+    for chunk in _chunks(rows, size):
+        yield [(*row, VERSION) for row in chunk]
+
+
+def skan_postbacks(window: Window, size: int) -> Iterator[list[tuple]]:
+    since, until = window.stamps
+    rows = skan_selectors.postbacks_for_export(app_ids=window.app_ids, since=since,
+                                               until=until)
+    for chunk in _chunks(rows, size):
+        yield [(*row, VERSION) for row in chunk]
+
+
+# Each topic's chunks of rows in its columns, and the column whose UTC hour places a row.
+READERS: dict[str, Callable[[Window, int], Iterator[list[tuple]]]] = {
+    "installs": installs, "inapps": inapps, "clicks": clicks,
+    "reattributions": reattributions, "deliveries": deliveries,
+    "skan_postbacks": skan_postbacks,
+}
+STAMPS = {"installs": "install_time", "inapps": "event_received_time", "clicks": "click_time",
+          "reattributions": "event_time", "deliveries": "finished_time",
+          "skan_postbacks": "received_time"}
+
+
+def stamp_index(name: str) -> int:
+    return columns.names(name).index(STAMPS[name])

@@ -1,0 +1,108 @@
+"""The topics read by their own stamps (re-engagements and Apple Ads corrections, delivery
+attempts, SKAdNetwork postbacks): what each row holds, what is left out, and the hour it lands
+in."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import duckdb
+import pytest
+
+from apple_ads.models import Claim
+from delivery.models import Delivery, DeliveryAttempt, PostbackConfig
+from raw_export.storage import DirectoryStorage
+from raw_export.writing import write_run
+from skan.models import Postback
+from tests.analytics.conftest import at, install
+from tracking.models import Reengagement
+
+pytestmark = pytest.mark.django_db(transaction=True)
+TOPICS = ["reattributions", "deliveries", "skan_postbacks"]
+
+
+def read(root, topic: str, columns: str) -> list[tuple]:
+    return duckdb.sql(f"SELECT {columns} FROM read_parquet('{root}/raw/t={topic}/*/*/*.parquet',"
+                      f" hive_partitioning = true) ORDER BY ALL").fetchall()
+
+
+@pytest.fixture
+def day():
+    return datetime.now(UTC).date() - timedelta(days=2)
+
+
+def test_re_engagements_and_apple_ads_corrections_are_reattributions(app, day, tmp_path):
+    came_back = install(app, at(day, 1), "dev-back", source="google", campaign="g1")
+    click_id = uuid.uuid4()
+    Reengagement.objects.create(app=app, install=came_back, click_id=click_id,
+                                media_source="facebook", campaign_id="fb9",
+                                clicked_at=at(day, 9, 30), reengaged_at=at(day, 10))
+    moved = install(app, at(day, 2), "dev-apple", source="google", campaign="g1")
+    Claim.objects.create(app=app, install_id=moved.id, state="attributed", reattributed=True,
+                         completed_at=at(day, 2, 3), answer={
+                             "attribution": True, "orgId": 40669820, "campaignId": 542370539,
+                             "adGroupId": 542317095, "keywordId": 87675432,
+                             "clickDate": f"{day}T01:55Z"})
+    kept = install(app, at(day, 3), "dev-kept", source="google", campaign="g1")
+    Claim.objects.create(app=app, install_id=kept.id, state="attributed", reattributed=False,
+                         completed_at=at(day, 3, 1), answer={"attribution": True,
+                                                            "campaignId": 1})
+
+    write_run(storage=DirectoryStorage(tmp_path), prefix="raw", fmt="parquet", topics=TOPICS,
+              app_ids=[app.id], since=None, run_id="r1")
+    rows = read(tmp_path, "reattributions", "h, reattribution_type, install_id, click_id, "
+                "media_source, campaign, af_adset, af_ad, attributed_touch_time")
+    assert rows == [
+        (2, "apple_ads", str(moved.id), None, "apple_search_ads", "542370539", "542317095",
+         "87675432", at(day, 1, 55)),
+        (10, "re-engagement", str(came_back.id), str(click_id), "facebook", "fb9", None, None,
+         at(day, 9, 30)),
+    ]
+
+
+def test_delivery_attempts_go_without_bodies_or_query_strings_and_tests_stay_out(
+        app, day, tmp_path):
+    postback = PostbackConfig.objects.create(
+        app=app, media_source="adnet", postback_url="https://adnet.example/pb?id={device_id}",
+        events=["install"])
+    for is_test, source in ((False, "install-1"), (True, "install-test")):
+        delivery = Delivery.objects.create(
+            app=app, kind="postback", postback=postback, event_type="install",
+            source_id=source, is_test=is_test, body='{"device_id": "secret-device"}',
+            state="succeeded", attempts_made=2, max_attempts=5)
+        for number, (status, ok) in enumerate(((503, False), (200, True)), start=1):
+            DeliveryAttempt.objects.create(
+                delivery=delivery, app=app, kind="postback", number=number,
+                http_method="GET", url="https://adnet.example/pb?id=secret-device",
+                status_code=status, response_body="secret-answer", succeeded=ok,
+                error_message="" if ok else "Answered 503", duration_ms=40,
+                started_at=at(day, 11, 59, ) + timedelta(minutes=number),
+                finished_at=at(day, 11, 59) + timedelta(minutes=number, seconds=1))
+
+    write_run(storage=DirectoryStorage(tmp_path), prefix="raw", fmt="parquet", topics=TOPICS,
+              app_ids=[app.id], since=None, run_id="r1")
+    rows = read(tmp_path, "deliveries", "h, attempt, source_id, media_source, url, status_code, "
+                "succeeded, error_message")
+    assert rows == [(12, 1, "install-1", "adnet", "https://adnet.example/pb", 503, False,
+                     "Answered 503"),
+                    (12, 2, "install-1", "adnet", "https://adnet.example/pb", 200, True, "")]
+    everything = b"".join(p.read_bytes() for p in tmp_path.rglob("*.parquet"))
+    assert b"secret-device" not in everything and b"secret-answer" not in everything
+
+
+def test_skan_postbacks_keep_apples_fields_without_the_raw_body(app, day, tmp_path):
+    Postback.objects.create(
+        app=app, framework="skadnetwork", version="4.0", ad_network_id="Example123.SKAdNetwork",
+        transaction_id="6aafb7a5-0170-41b5-bbe4-fe71dedf1e31", postback_sequence_index=0,
+        source_identifier="5239", fine_value=42, did_win=True, redownload=False,
+        raw_body='{"attribution-signature": "secret-signature"}', verdict="verified",
+        received_at=at(day, 23, 30))
+    write_run(storage=DirectoryStorage(tmp_path), prefix="raw", fmt="parquet", topics=TOPICS,
+              app_ids=[app.id], since=None, run_id="r1")
+    rows = read(tmp_path, "skan_postbacks", "dt, h, ad_network_id, media_source, fine_value, "
+                "did_win, source_identifier, schema_version")
+    assert rows == [(day, 23, "Example123.SKAdNetwork", "example123.skadnetwork", 42, True,
+                     "5239", 1)]
+    everything = b"".join(p.read_bytes() for p in tmp_path.rglob("*.parquet"))
+    assert b"secret-signature" not in everything
