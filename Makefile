@@ -22,6 +22,7 @@ migrate: install
 	DEBUG=$${DEBUG-1} $(BIN)/python manage.py migrate --noinput
 
 run: migrate
+	mkdir -p exports  # directory data destinations' root under DEBUG (docs/export-destinations.md)
 	DEBUG=$${DEBUG-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 web: migrate

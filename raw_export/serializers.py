@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from rest_framework import serializers
@@ -93,6 +94,11 @@ class DestinationFields(StrictSerializer):
         return value.strip()
 
     def validate_endpoint_url(self, value):
+        parts = urlsplit(value)
+        if parts.username or parts.password or parts.query or parts.fragment:
+            # Credentials in a URL end up in logs and answers; they go in their own fields.
+            raise serializers.ValidationError(
+                "Must be a plain URL, without credentials, query or fragment.")
         if value:
             refusal = transport.destination_refusal(
                 value, allow_private=settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS)

@@ -91,7 +91,7 @@ def destination_delete(*, destination: Destination) -> None:
     destination.delete()
 
 
-def destination_storage(destination: Destination) -> Storage:
+def destination_storage(destination: Destination, *, quick: bool = False) -> Storage:
     """The destination's storage, its secret decrypted; StorageError in words when it cannot
     be used (the secret unreadable, an endpoint on a private network, no export directory)."""
     if destination.kind == DestinationKind.DIRECTORY:
@@ -118,14 +118,14 @@ def destination_storage(destination: Destination) -> Storage:
     return storage_for(DestinationFacts(
         kind="s3", bucket=destination.bucket, endpoint_url=destination.endpoint_url,
         region=destination.region or settings.RAW_EXPORT_DEFAULT_REGION,
-        access_key_id=destination.access_key_id, secret_access_key=secret))
+        access_key_id=destination.access_key_id, secret_access_key=secret), quick=quick)
 
 
 def destination_test(*, destination: Destination) -> TestResult:
     """Write and remove a probe object under the destination's prefix (not through the
     outbox: the owner is waiting for the answer, and it writes no data)."""
     try:
-        probe(destination_storage(destination), destination.prefix)
+        probe(destination_storage(destination, quick=True), destination.prefix)
     except StorageError as exc:
         logger.info("data destination %s test failed: %s (%s)", destination.id, exc.message,
                     exc.detail)
@@ -140,15 +140,15 @@ def run_start(*, destination: Destination, trigger: str = RunTrigger.MANUAL,
     now = now or timezone.now()
     with transaction.atomic():
         run = _open_run(destination)
-        if run is None:
+        while run is None:
             try:
                 with transaction.atomic():
                     run = Run.objects.create(destination=destination, trigger=trigger,
                                              next_attempt_at=now, created_at=now,
                                              updated_at=now)
             except IntegrityError:  # another caller opened one at the same moment
-                run = _open_run(destination)
-        elif run.state == RunState.PENDING and run.next_attempt_at > now:
+                run = _open_run(destination)  # (None again if it finished meanwhile)
+        if run.state == RunState.PENDING and run.next_attempt_at > now:
             Run.objects.filter(id=run.id, state=RunState.PENDING).update(
                 next_attempt_at=now, updated_at=now)
             run.next_attempt_at = now

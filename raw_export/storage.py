@@ -27,6 +27,8 @@ MULTIPART_THRESHOLD = 64 * 1024 * 1024
 MULTIPART_CHUNK = 16 * 1024 * 1024
 CONNECT_TIMEOUT_SECONDS = 10
 READ_TIMEOUT_SECONDS = 60
+# The destination test answers a person waiting on a web request: one try, shorter waits.
+QUICK = {"connect_timeout": 5, "read_timeout": 10, "attempts": 1}
 
 
 class StorageError(Exception):
@@ -68,16 +70,17 @@ class DestinationFacts:
     directory_root: str = ""  # the server's export directory, which `path` is below
 
 
-def storage_for(facts: DestinationFacts) -> Storage:
+def storage_for(facts: DestinationFacts, *, quick: bool = False) -> Storage:
     """The storage a destination writes to. Keys are relative to the bucket or the directory:
-    the destination's own prefix is the writer's to add, so files and probes share it."""
+    the destination's own prefix is the writer's to add, so files and probes share it.
+    `quick`: for a test while someone waits (QUICK's timeouts, no client retry)."""
     if facts.kind == "directory":
         return DirectoryStorage(facts.path, within=facts.directory_root or None)
     if facts.kind == "s3":
         return S3Storage(
             bucket=facts.bucket, endpoint_url=facts.endpoint_url or None,
             region=facts.region or None, access_key_id=facts.access_key_id,
-            secret_access_key=facts.secret_access_key)
+            secret_access_key=facts.secret_access_key, **(QUICK if quick else {}))
     raise ValueError(f"unknown destination kind {facts.kind!r}")
 
 
@@ -200,7 +203,9 @@ class S3Storage:
     def __init__(self, *, bucket: str, prefix: str = "", endpoint_url: str | None = None,
                  region: str | None = None, access_key_id: str = "", secret_access_key: str = "",
                  multipart_threshold: int = MULTIPART_THRESHOLD,
-                 multipart_chunk: int = MULTIPART_CHUNK):
+                 multipart_chunk: int = MULTIPART_CHUNK,
+                 connect_timeout: float = CONNECT_TIMEOUT_SECONDS,
+                 read_timeout: float = READ_TIMEOUT_SECONDS, attempts: int = 2):
         import boto3
         from boto3.s3.transfer import TransferConfig
         from botocore.config import Config
@@ -209,10 +214,10 @@ class S3Storage:
         self.prefix = prefix.strip("/")
         self.endpoint_url = endpoint_url
         config = Config(
-            connect_timeout=CONNECT_TIMEOUT_SECONDS, read_timeout=READ_TIMEOUT_SECONDS,
+            connect_timeout=connect_timeout, read_timeout=read_timeout,
             # The outbox retries a failed run with backoff; the client's own retries would only
             # stretch one try past its lease.
-            retries={"max_attempts": 2, "mode": "standard"},
+            retries={"max_attempts": attempts, "mode": "standard"},
             # Stores other than AWS (GCS, older MinIO and Ceph) refuse the CRC checksums botocore
             # adds by default since 1.36; send them only where an operation requires one.
             request_checksum_calculation="when_required",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.console.conftest import console  # noqa: F401 - fixtures
 from tests.raw_export.s3_server import s3_bucket, s3_outage, s3_server  # noqa: F401 - fixtures
 
 

@@ -10,7 +10,7 @@ import pytest
 from accounts.models import User
 from raw_export import services
 from raw_export.models import Destination, Run
-from tests.console.conftest import XSS_CAMPAIGN, app, assert_shown_as_text, console  # noqa: F401 - fixtures
+from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
 from tests.factories import UserFactory
 from tests.raw_export.conftest import create, directory_body, s3_body
 
@@ -95,3 +95,18 @@ def test_removing_a_destination_keeps_its_files(console, owner_api, export_root)
     assert response.status_code == 302 and response["Location"] == LIST
     assert not Destination.objects.exists()
     assert (export_root / "daily" / "kept").exists()
+
+
+def test_the_admin_shows_destinations_and_runs_without_their_credentials(client, owner_api,
+                                                                         s3_server):
+    destination = create(owner_api, s3_body(s3_server, "bucket-1"))
+    owner_api.post(f"/api/v1/data-destinations/{destination['id']}/runs")
+    operator = User.objects.create_superuser("ops@example.com", "operator-password")
+    client.force_login(operator)
+    for path in ["/admin/raw_export/destination/",
+                 f"/admin/raw_export/destination/{destination['id']}/change/",
+                 f"/admin/raw_export/run/{Run.objects.get().id}/change/"]:
+        page = client.get(path)
+        assert page.status_code == 200, path
+        assert s3_server.secret_access_key not in page.content.decode()
+        assert s3_server.access_key_id not in page.content.decode()

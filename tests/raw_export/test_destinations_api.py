@@ -63,6 +63,8 @@ def test_a_directory_destination_needs_only_a_path(owner_api):
     ("prefix", "a b", "safe characters"),
     ("endpoint_url", "ftp://example.com", "URL"),
     ("endpoint_url", "not a url", "URL"),
+    ("endpoint_url", "https://key:secret@minio.example.com", "without credentials"),
+    ("endpoint_url", "https://minio.example.com/?x=1", "without credentials"),
     ("region", "US East", "region"),
     ("access_key_id", "has space", "spaces"),
     ("access_key_id", ["list"], "string"),
@@ -196,3 +198,9 @@ def test_deleting_a_destination_removes_it_and_its_runs(owner_api):
 
 def test_without_a_token_the_endpoints_answer_401(api):
     assert api.get(URL).status_code == 401
+
+
+def test_a_bad_runs_limit_is_named(owner_api):
+    destination = create(owner_api, directory_body())
+    refused(owner_api.get(f"{URL}/{destination['id']}/runs?limit=0"), "limit")
+    refused(owner_api.get(f"{URL}/{destination['id']}/runs?limit=lots"), "limit")

@@ -5,6 +5,7 @@ credentials absent from logs and answers."""
 
 from __future__ import annotations
 
+import gzip
 import logging
 from datetime import timedelta
 
@@ -12,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from raw_export import policy, services
+from raw_export import policy, services, writing
 from raw_export.models import Destination, Run, RunAttempt
 from tests.analytics.conftest import install
 from tests.raw_export.conftest import create, directory_body, s3_body
@@ -162,9 +163,15 @@ def test_the_schedule_starts_one_run_per_destination_without_an_open_one(owner_a
     assert len(services.runs_schedule(now=now)) == 1
 
 
-def test_a_run_whose_worker_died_is_taken_back_by_the_sweep_and_completed(owner_api):
+def test_a_run_whose_worker_died_is_taken_back_by_the_sweep_and_completed(owner_api, app,
+                                                                         export_root):
+    installs(app)
     destination = create(owner_api, directory_body())
     run = start(owner_api, destination)
+    # The dead worker had uploaded the run's part, and stored nothing.
+    stored = Destination.objects.get(id=destination["id"])
+    writing.write_run(storage=services.destination_storage(stored), prefix="", fmt="csv",
+                      topics=["installs"], app_ids=[app.id], since=None, run_id=run["id"])
     now = timezone.now()
     # A worker claimed it and died: sending, its lease run out, its attempt open.
     Run.objects.filter(id=run["id"]).update(state="sending", attempts_made=1,
@@ -174,6 +181,10 @@ def test_a_run_whose_worker_died_is_taken_back_by_the_sweep_and_completed(owner_
     assert RunAttempt.objects.get(number=1).reason == "interrupted"
     services.run_attempt(run_id=run["id"])
     assert Run.objects.get(id=run["id"]).state == "succeeded"
+    # The retry wrote the same part name over the dead worker's: each row once.
+    parts = list((export_root / "daily").rglob("part-*"))
+    assert [part.name for part in parts] == [f"part-00000-{run['id']}.csv.gz"]
+    assert len(gzip.decompress(parts[0].read_bytes()).splitlines()) == 1 + 3  # header, rows
 
 
 def test_the_test_endpoint_answers_in_words(owner_api, s3_server, s3_bucket, s3_outage):
