@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import FieldDoesNotExist
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import BigIntegerField, CharField, DateTimeField, F, Func, QuerySet, Value
 from django.db.models.functions import Cast
 
@@ -181,8 +181,11 @@ def reengagements(*, app_ids: Sequence[uuid.UUID], since: datetime | None, until
 def _stream(rows: QuerySet) -> Iterator[tuple]:
     # Inside a transaction PostgreSQL streams a server-side cursor; outside one Django declares
     # it WITH HOLD, which materialises the whole result first (as export_rows says).
-    # The default plan for a cursor favours the first rows: an index in time order where one
-    # exists, so the database reads while the writer writes instead of sorting everything
-    # first.
     with transaction.atomic(using=rows.db):
+        if connections[rows.db].vendor == "postgresql":
+            with connections[rows.db].cursor() as cursor:
+                # The whole result is read: a plan for all of it (one scan and a sort), not the
+                # cursor's default plan for the first rows (an index in time order, which on a
+                # table not stored in time order reads the heap at random).
+                cursor.execute("SET LOCAL cursor_tuple_fraction = 1.0")
         yield from rows.iterator(chunk_size=RAW_CHUNK_ROWS)
