@@ -65,8 +65,7 @@ INSTALLS = (
     _c("gdpr_applies", BOOL, "the user's consent at the install (empty: none sent)"),
     _c("ad_user_data", BOOL, "Google's ad_user_data signal at the install"),
     _c("ad_personalization", BOOL, "Google's ad_personalization signal at the install"),
-    _c("fraud_status", STRING, "clean, flagged, blocked or post_attribution (empty where "
-                               "fraud protection has not judged the install)"),
+    _c("fraud_status", STRING, "clean, flagged, blocked or post_attribution"),
     _c("fraud_reasons", STRING, "the fraud rules' reasons, as JSON"),
     _VERSION,
 )
@@ -93,8 +92,7 @@ INAPPS = (
     _c("campaign", STRING, "the campaign credited with the install"),
     _c("af_adset", STRING, "the ad set credited with the install"),
     _c("af_ad", STRING, "the ad credited with the install"),
-    _c("is_blocked", BOOL, "an event of an install fraud protection blocked (empty where "
-                           "fraud protection is absent)"),
+    _c("is_blocked", BOOL, "an event of an install fraud protection blocked"),
     _VERSION,
 )
 
@@ -187,6 +185,7 @@ TOPICS: dict[str, tuple[Column, ...]] = {
     "reattributions": REATTRIBUTIONS,
     "deliveries": DELIVERIES,
     "skan_postbacks": SKAN_POSTBACKS,
+    "blocked_installs": INSTALLS,
 }
 
 

@@ -60,8 +60,10 @@ def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
         yield chunk
 
 
-def installs(window: Window, size: int) -> Iterator[list[tuple]]:
-    rows = raw_rows.installs(app_ids=window.app_ids, after=window.after, through=window.through)
+def installs(window: Window, size: int, *, fraud_status: str | None = None
+             ) -> Iterator[list[tuple]]:
+    rows = raw_rows.installs(app_ids=window.app_ids, after=window.after, through=window.through,
+                             fraud_status=fraud_status)
     # Most apps never send consent: their installs need no lookup at all.
     with_consent = {str(app_id) for app_id in apps_with_consent(window.app_ids)}
     for chunk in _chunks(rows, size):
@@ -81,6 +83,12 @@ def installs(window: Window, size: int) -> Iterator[list[tuple]]:
             touch = None if row[5] else "click"
             shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26], VERSION))
         yield shaped
+
+
+def blocked_installs(window: Window, size: int) -> Iterator[list[tuple]]:
+    """The installs fraud protection blocked (answered and counted as organic), with their
+    reasons: Protect360's "blocked installs" report. They are in `installs` as well."""
+    return installs(window, size, fraud_status="blocked")
 
 
 def _moment(micros: int) -> datetime:
@@ -161,9 +169,10 @@ def skan_postbacks(window: Window, size: int) -> Iterator[list[tuple]]:
 READERS: dict[str, Callable[[Window, int], Iterator[list[tuple]]]] = {
     "installs": installs, "inapps": inapps, "clicks": clicks,
     "reattributions": reattributions, "deliveries": deliveries,
-    "skan_postbacks": skan_postbacks,
+    "skan_postbacks": skan_postbacks, "blocked_installs": blocked_installs,
 }
-STAMPS = {"installs": "install_time", "inapps": "event_received_time", "clicks": "click_time",
+STAMPS = {"installs": "install_time", "blocked_installs": "install_time",
+          "inapps": "event_received_time", "clicks": "click_time",
           "reattributions": "event_time", "deliveries": "finished_time",
           "skan_postbacks": "received_time"}
 

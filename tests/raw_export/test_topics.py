@@ -106,3 +106,20 @@ def test_skan_postbacks_keep_apples_fields_without_the_raw_body(app, day, tmp_pa
                      "5239", 1)]
     everything = b"".join(p.read_bytes() for p in tmp_path.rglob("*.parquet"))
     assert b"secret-signature" not in everything
+
+
+def test_blocked_installs_have_a_topic_of_their_own_with_their_reasons(app, day, tmp_path):
+    from tracking.models import Install
+    clean = install(app, at(day, 4), "dev-clean", source="google", campaign="g1")
+    blocked = install(app, at(day, 5), "dev-hijacked", source=None, campaign=None)
+    reasons = [{"reason": "ctit_anomalies", "value": 3, "sub_reason": ""}]
+    Install.objects.filter(id=blocked.id).update(fraud_status="blocked", fraud_reasons=reasons)
+
+    write_run(storage=DirectoryStorage(tmp_path), prefix="raw", fmt="parquet",
+              topics=["installs", "blocked_installs"], app_ids=[app.id], since=None,
+              run_id="r1")
+    rows = read(tmp_path, "blocked_installs", "h, install_id, fraud_status, fraud_reasons")
+    assert [row[:3] for row in rows] == [(5, str(blocked.id), "blocked")]
+    assert '"ctit_anomalies"' in rows[0][3]
+    every = read(tmp_path, "installs", "install_id, fraud_status")
+    assert sorted(every) == sorted([(str(clean.id), "clean"), (str(blocked.id), "blocked")])

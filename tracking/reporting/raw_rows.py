@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, transaction
-from django.db.models import BigIntegerField, CharField, DateTimeField, F, Func, QuerySet, Value
+from django.db.models import BigIntegerField, CharField, DateTimeField, F, Func, QuerySet
 from django.db.models.functions import Cast
 
 from tracking import changes
@@ -95,17 +95,12 @@ class UuidText(Func):
 def _values(rows: QuerySet, fields: Sequence[str], *, uuids: Sequence[str] = (),
             addresses: Sequence[str] = (), jsons: Sequence[str] = ()) -> QuerySet:
     """values_list in `fields` order: times as epoch microseconds (EpochMicros), UUIDs,
-    addresses and `jsons` as text, fields the model does not have (fraud protection's, where it
-    is not installed) as NULL."""
+    addresses and `jsons` as text."""
     model = rows.model
-    known = ({f.name for f in model._meta.get_fields()}
-             | {f.attname for f in model._meta.concrete_fields} | set(rows.query.annotations))
     renamed = {}
     for name in fields:
         key = f"raw_{name}"
-        if name.split("__")[0] not in known:
-            renamed[key] = Value(None, output_field=CharField())
-        elif _is_time(model, name):
+        if _is_time(model, name):
             renamed[key] = EpochMicros(F(name))
         elif name in uuids:
             renamed[key] = UuidText(F(name))
@@ -135,11 +130,13 @@ def _committed(model, table: str, *, app_ids: Sequence[uuid.UUID], after: Waterm
     return changes.arrived(rows, table, after=after, through=through)
 
 
-def installs(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Watermark
-             ) -> Iterator[tuple]:
+def installs(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Watermark,
+             fraud_status: str | None = None) -> Iterator[tuple]:
     """Installs committed after `after` (None: from the start) and by `through`, as tuples in
-    INSTALL_FIELDS order, oldest received first."""
+    INSTALL_FIELDS order, oldest received first; only those of `fraud_status` when given."""
     rows = _committed(Install, "installs", app_ids=app_ids, after=after, through=through)
+    if fraud_status is not None:
+        rows = rows.filter(fraud_status=fraud_status)
     for row in _stream(_values(rows.order_by("installed_at", "id"), _INSTALL_READ,
                                uuids=("app_id", "id", "click_id"), addresses=("ip",),
                                jsons=("fraud_reasons",))):
