@@ -22,6 +22,7 @@ from tests.browser.steps import (
     send_purchase,
     sign_up,
     tile,
+    wait_out_the_click_to_install_floor,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
@@ -80,6 +81,7 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
                            timeout=10)
     assert clicked.status_code == 302
     assert clicked.headers["Location"].startswith("https://play.google.com/")
+    wait_out_the_click_to_install_floor()
     installed = send_install(service, key, app_id, device_id=DEVICE)
     assert installed.status_code == 201, installed.text
     assert installed.json()["data"]["mediaSource"] == "facebook"
@@ -188,5 +190,5 @@ def visit_the_other_reports(page, screenshot) -> None:
     expect(page.get_by_role("row", name=re.compile("^facebook"))).to_contain_text("4.99")
     open_app_page(page, "Exports")
     with page.expect_download() as download:
-        page.get_by_role("link", name="Installs CSV").click()
+        page.get_by_role("link", name="Installs CSV", exact=True).click()
     assert DEVICE in download.value.path().read_text()

@@ -22,6 +22,7 @@ import requests
 
 from tests.browser.conftest import DESKTOP, stored
 from tests.browser.steps import (
+    api_allow_scripted_traffic,
     api_create_key,
     api_sign_up,
     body_scrolls_sideways,
@@ -55,7 +56,9 @@ def create_app(service, token: str) -> str:
                                  "package_name": PACKAGE, "play_store_url": PLAY,
                                  "app_store_url": APP_STORE}, timeout=10)
     assert answer.status_code == 201, answer.text
-    return answer.json()["data"]["app"]["id"]
+    app_id = answer.json()["data"]["app"]["id"]
+    api_allow_scripted_traffic(service, token, app_id)
+    return app_id
 
 
 def create_link(service, token: str, app_id: str, **fields) -> dict:

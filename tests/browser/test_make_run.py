@@ -39,6 +39,7 @@ from tests.browser.steps import (
     send_purchase,
     sign_up,
     tile,
+    wait_out_the_click_to_install_floor,
 )
 from tests.delivery.receivers import Receiver
 from tests.processes import Process, free_port, wait_until_healthy
@@ -104,6 +105,7 @@ def test_a_new_user_goes_from_make_run_to_exports_a_local_webhook_and_the_sdk_pa
     clicked = requests.get(with_query(link, c=LONG_CAMPAIGN, advertising_id=DEVICE),
                            allow_redirects=False, timeout=10)
     assert clicked.status_code == 302
+    wait_out_the_click_to_install_floor()
     installed = send_install(service, key, android, device_id=DEVICE)
     assert installed.status_code == 201, installed.text
     assert installed.json()["data"]["matchType"] == "device_id"

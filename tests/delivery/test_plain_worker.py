@@ -34,11 +34,13 @@ def plain_worker(readme_process, trusted_ca):
     return readme_process("worker", ready=" ready.", REQUESTS_CA_BUNDLE=trusted_ca)
 
 
-def test_a_plain_worker_consumes_the_delivery_queue_and_the_default_one(plain_worker):
+def test_a_plain_worker_consumes_every_queue_the_settings_declare(plain_worker, settings):
     answers = celery_app.control.inspect(timeout=5).active_queues()
     assert answers, plain_worker.output()
     [queues] = answers.values()
-    assert {queue["name"] for queue in queues} == {"celery", "delivery"}
+    declared = {queue.name for queue in settings.CELERY_TASK_QUEUES}
+    assert declared == {"celery", "delivery", "raw_export"}
+    assert {queue["name"] for queue in queues} == declared
 
 
 def test_a_postback_and_a_signed_webhook_arrive_through_a_plain_worker(

@@ -33,7 +33,7 @@ def test_a_worker_without_queue_options_selects_every_declared_queue():
     fresh = Celery("attribution_site")
     fresh.config_from_object("django.conf:settings", namespace="CELERY")
     consumed = set(fresh.amqp.queues.consume_from)
-    assert consumed == declared_queue_names() == {"celery", "delivery"}
+    assert consumed == declared_queue_names() == {"celery", "delivery", "raw_export"}
 
 
 def test_delivery_tasks_are_published_to_the_delivery_queue():

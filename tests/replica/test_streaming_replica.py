@@ -184,6 +184,10 @@ def test_reports_read_the_replica_and_a_new_app_the_primary(service, receiver):
         "play_store_url": "https://play.google.com/store/apps/details?id=com.acme.runner",
     })["app"]["id"]
     assert service.data("GET", f"apps/{app_id}")["app"]["id"] == app_id
+    # A script clicks and installs within milliseconds: the click-to-install floor and the
+    # engagement limit of the default fraud rules would refuse it (docs/fraud.md).
+    service.data("PUT", f"apps/{app_id}/fraud-settings", json={
+        "ctit_anomalies_mode": "off", "too_many_engagements_mode": "off"})
     key = service.data("POST", f"apps/{app_id}/keys", 201,
                        json={"name": "android sdk"})["key"]["full_key"]
     service.data("POST", "postbacks", 201, json={
