@@ -502,16 +502,16 @@ def events_record(*, app_id: uuid.UUID, device_id: str | None, events: list[Clea
     if not events:
         return EventsOutcome(accepted=0, duplicates=0)
     device_id = attribution.usable_device_id(device_id)
-    link = sql.install_link_for_device(app_id=app_id, device_id=device_id) if device_id else None
-    install_id, media_source, campaign_id, is_blocked = link if link else (None, None, None,
-                                                                          False)
-
     with transaction.atomic():
-        claimed = sql.event_keys_claim(
-            app_id=app_id, event_ids={e.event_id for e in events if e.event_id is not None})
-        fresh = _with_claimed_ids(events, claimed)
+        start = sql.event_batch_start(
+            app_id=app_id, device_id=device_id,
+            event_ids={e.event_id for e in events if e.event_id is not None}, size=len(events))
+        install_id, media_source, campaign_id, is_blocked = start.link or (None, None, None,
+                                                                           False)
+        fresh = _with_claimed_ids(events, start.claimed)
         ids = sql.events_insert(app_id=app_id, install_id=install_id, device_id=device_id,
-                                events=fresh, received_at=received_at, is_blocked=is_blocked)
+                                events=fresh, received_at=received_at, ids=start.ids,
+                                is_blocked=is_blocked)
         changes = [(e.occurred_at, e.consent) for e in fresh if e.consent is not None]
         if changes and (install_id is not None or device_id is not None):
             consent_services.consents_record(app_id=app_id, install_id=install_id,

@@ -202,14 +202,59 @@ def install_for_repeat(*, install_id: uuid.UUID) -> tuple[Install, datetime | No
 
 # --- Events ----------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class BatchStart:
+    """What an event batch reads and claims before its rows are written."""
+
+    # (install id, media source, campaign, whether it is blocked) of the device's install:
+    # a blocked install's events are marked (Event.is_blocked).
+    link: tuple[uuid.UUID, str | None, str | None, bool] | None
+    claimed: set[str]  # the client event ids this batch claimed
+    ids: list[int]  # PostgreSQL: ids drawn for up to the batch's size; elsewhere none
+
+
 _LINK_SQL = (f"SELECT id, media_source, campaign_id, fraud_status = 'blocked' "
              f"FROM {Install._meta.db_table} WHERE app_id = %s AND device_id = %s")
+# The link, the claim and the ids in one prepared statement: each statement costs a batch a
+# round trip and, for the claim written as a VALUES list, a parse and plan every time
+# (docs/benchmarks.md, "Event batches in one statement"). The ids to claim come as one JSON
+# array (a Python list is dumped element by element: 0.08 ms for a hundred, JSON 2 µs). Ids
+# are drawn for the whole batch before the claim says how many it keeps: the unused ones are
+# gaps, as after any rollback.
+_BATCH_START_SQL = (
+    f"WITH claimed AS (INSERT INTO {EventKey._meta.db_table} (app_id, event_id) "
+    "SELECT %s, k FROM jsonb_array_elements_text(%s::jsonb) WITH ORDINALITY AS u(k, n) "
+    "ORDER BY n "
+    "ON CONFLICT DO NOTHING RETURNING event_id) "
+    "SELECT link.*, ARRAY(SELECT event_id FROM claimed), ARRAY(SELECT nextval((SELECT "
+    f"pg_get_serial_sequence('{Event._meta.db_table}', 'id')::regclass)) "
+    "FROM generate_series(1, %s)) "
+    "FROM (SELECT 1) AS one LEFT JOIN (SELECT id, media_source, campaign_id, "
+    f"fraud_status = 'blocked' FROM {Install._meta.db_table} "
+    "WHERE app_id = %s AND device_id = %s) AS link ON true")
+
+
+def event_batch_start(*, app_id: uuid.UUID, device_id: str | None, event_ids: set[str],
+                      size: int) -> BatchStart:
+    """The device's install link, the claim of the batch's client event ids and, on
+    PostgreSQL, `size` new event ids: one statement and one row there. Run it inside the
+    transaction that writes the events. A claim takes the ids in one order for every batch
+    (sorted), so two batches sharing ids wait on each other and never deadlock; an id another
+    batch holds uncommitted makes this one wait until that batch commits (it stays theirs) or
+    rolls back (it becomes ours)."""
+    ordered = sorted(event_ids)
+    if _postgresql():
+        [(install_id, source, campaign, blocked, claimed, ids)] = prepared.fetch(
+            _BATCH_START_SQL, [app_id, json.dumps(ordered), size, app_id, device_id])
+        link = (install_id, source, campaign, blocked) if install_id is not None else None
+        return BatchStart(link, set(claimed), ids)
+    return BatchStart(install_link_for_device(app_id=app_id, device_id=device_id)
+                      if device_id else None, _event_keys_claim(app_id, ordered), [])
 
 
 def install_link_for_device(*, app_id: uuid.UUID, device_id: str
                             ) -> tuple[uuid.UUID, str | None, str | None, bool] | None:
-    """(install id, media source, campaign, whether it is blocked) of the device's install,
-    for linking events: a blocked install's events are marked (Event.is_blocked)."""
+    """BatchStart.link, read alone (SQLite's path, and tests comparing the two paths)."""
     if _postgresql():
         rows = prepared.fetch(_LINK_SQL, [app_id, device_id])
         return rows[0] if rows else None
@@ -218,16 +263,11 @@ def install_link_for_device(*, app_id: uuid.UUID, device_id: str
     return (*row[:3], row[3] == "blocked") if row else None
 
 
-def event_keys_claim(*, app_id: uuid.UUID, event_ids: set[str]) -> set[str]:
-    """Claim client event ids for the app inside the caller's transaction; the ids this call
-    claimed. The others were claimed before, or by a concurrent batch: its uncommitted keys
-    make this statement wait until that batch commits (they stay its) or rolls back (they
-    become ours). One statement on both databases (SQLite 3.35 or newer)."""
-    if not event_ids:
+def _event_keys_claim(app_id: uuid.UUID, ordered: list[str]) -> set[str]:
+    """The claim on databases other than PostgreSQL (SQLite 3.35 or newer)."""
+    if not ordered:
         return set()
     app = EventKey._meta.get_field("app").get_db_prep_value(app_id, connection)
-    # One order for every batch, so two batches sharing ids wait on each other, never deadlock.
-    ordered = sorted(event_ids)
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {EventKey._meta.db_table} (app_id, event_id) VALUES "
@@ -239,31 +279,55 @@ def event_keys_claim(*, app_id: uuid.UUID, event_ids: set[str]) -> set[str]:
 _EVENT_COLUMNS = ("id", "app_id", "install_id", "device_id", "event_id", "event_name",
                   "properties", "session_id", "occurred_at", "received_at", "revenue_amount",
                   "revenue_currency", "is_blocked")
+_EVENT_COPY = f"COPY {Event._meta.db_table} ({', '.join(_EVENT_COLUMNS)}) FROM STDIN"
+# COPY's text format, written here rather than value by value through psycopg's `write_row`,
+# which dumps each of a row's 13 values on its own: for a batch of a hundred, 0.9 ms of the
+# request's CPU against about 0.2 ms for these lines (docs/benchmarks.md, "Event batches in
+# one statement"). Text escapes as PostgreSQL's COPY reads them; NULL is \N.
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_COPY_NULL = "\\N"
+
+
+def _copy_text(value) -> str:
+    if value is None:
+        return _COPY_NULL
+    text = value if type(value) is str else str(value)
+    # Four scans at C speed; `translate` looks up each character (1.5 µs for a property set).
+    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:
+        return text.translate(_COPY_ESCAPES)
+    return text
+
+
+def _copy_rows(ids: list[int], *, app_id, install_id, device_id, events: list[CleanEvent],
+               received_at: datetime, is_blocked: bool) -> str:
+    """The batch's rows in _EVENT_COLUMNS' order, as COPY's text format."""
+    shared = f"\t{app_id}\t{_copy_text(install_id)}\t{_copy_text(device_id)}\t"
+    received = f"\t{received_at.isoformat()}\t"
+    blocked = "\tt\n" if is_blocked else "\tf\n"
+    return "".join([
+        f"{event_id}{shared}{_copy_text(e.event_id)}\t{_copy_text(e.event_name)}\t"
+        f"{_copy_text(e.properties_json)}\t{e.session_id}\t{e.occurred_at.isoformat()}"
+        f"{received}{_copy_text(e.revenue_amount)}\t{_copy_text(e.revenue_currency)}{blocked}"
+        for event_id, e in zip(ids, events, strict=True)])
 
 
 def events_insert(*, app_id: uuid.UUID, install_id: uuid.UUID | None, device_id: str | None,
-                  events: list[CleanEvent], received_at: datetime,
+                  events: list[CleanEvent], received_at: datetime, ids: list[int],
                   is_blocked: bool = False) -> list[int]:
     """Write a batch in one bulk statement; the new rows' ids, in batch order.
 
-    On PostgreSQL the ids are drawn from the sequence first and the rows written with COPY,
-    several times cheaper than a multi-row INSERT for a batch of a hundred.
+    On PostgreSQL the rows take the first of `ids` (drawn by event_batch_start) and are
+    written with COPY, several times cheaper than a multi-row INSERT for a batch of a hundred.
     """
     if not events:
         return []
     if _postgresql():
-        table = Event._meta.db_table
+        ids = ids[:len(events)]
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) "
-                           "FROM generate_series(1, %s)", [len(events)])
-            ids = [row[0] for row in cursor.fetchall()]
-            with cursor.cursor.copy(
-                    f"COPY {table} ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
-                for event_id, e in zip(ids, events, strict=True):
-                    copy.write_row((event_id, app_id, install_id, device_id, e.event_id,
-                                    e.event_name, e.properties_json, e.session_id,
-                                    e.occurred_at, received_at, e.revenue_amount,
-                                    e.revenue_currency, is_blocked))
+            with cursor.cursor.copy(_EVENT_COPY) as copy:
+                copy.write(_copy_rows(ids, app_id=app_id, install_id=install_id,
+                                      device_id=device_id, events=events,
+                                      received_at=received_at, is_blocked=is_blocked))
         return ids
     rows = Event.objects.bulk_create([
         Event(app_id=app_id, install_id=install_id, device_id=device_id,

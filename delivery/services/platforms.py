@@ -102,8 +102,11 @@ def _wanted(event: Any, account: PlatformAccount, *, new_installs: bool
 
 def _create(events: Sequence[Any], batch: WriteBatch, *, new_installs: bool) -> None:
     wanted = []
+    accounts: dict[uuid.UUID, Sequence[PlatformAccount]] = {}  # a batch is one app's, mostly
     for event in events:
-        for account in _accounts_of(event.app_id):
+        if event.app_id not in accounts:
+            accounts[event.app_id] = _accounts_of(event.app_id)
+        for account in accounts[event.app_id]:
             names = _wanted(event, account, new_installs=new_installs)
             if names is not None:
                 wanted.append((event, account, names))

@@ -9,6 +9,7 @@ import pytest
 from attribution_site import domain_events
 from tests.factories import AppFactory
 from tests.tracking.conftest import install_body
+from tracking.attribution import usable_device_id
 from tracking.event_batch import MAX_EVENTS_PER_BATCH
 from tracking.models import Event, Install
 
@@ -179,3 +180,22 @@ def test_malformed_beacon_json_is_a_validation_error(api, app):
     assert response.status_code == 400
     assert response.json()["error"]["details"] == {"body": response.json()["error"][
         "details"]["body"]}
+
+
+def test_text_that_copy_must_escape_is_stored_exactly(sdk, app):
+    """PostgreSQL writes a batch as COPY's text format (tracking/sql.py): its separators and
+    escapes inside names, ids and properties must come back as sent."""
+    awkward = "tab\there, line\nbreak, return\r, back\\slash, \\N, \\., é ✓"
+    response = sdk.post("/api/v1/events", batch(app, [
+        event(event_name=awkward, event_id=awkward, properties={awkward: awkward, "n": None}),
+        event(event_name="purchase", properties={"amount": "-0.5", "currency": "eur"})],
+        device_id=awkward), format="json")
+    assert response.status_code == 200 and response.json()["data"]["accepted"] == 2
+    stored = Event.objects.get(event_id=awkward)
+    assert (stored.event_name, stored.device_id) == (awkward, usable_device_id(awkward))
+    assert stored.properties == {awkward: awkward, "n": None}
+    assert (stored.revenue_amount, stored.revenue_currency, stored.install_id) == (
+        None, None, None)
+    refund = Event.objects.get(event_name="purchase")
+    assert (refund.revenue_amount, refund.revenue_currency) == (Decimal("-0.5"), "EUR")
+    assert refund.occurred_at == stored.occurred_at

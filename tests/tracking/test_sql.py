@@ -4,6 +4,7 @@ return the same rows."""
 from datetime import timedelta
 
 import pytest
+from django.db import connection, transaction
 from django.utils import timezone
 
 from tests.tracking.conftest import click_through, install_body
@@ -80,3 +81,26 @@ def test_a_repeat_install_reads_the_same_on_both_paths(api, sdk, app, monkeypatc
     monkeypatch.setattr(sql, "_postgresql", lambda: False)
     assert read() == native
     assert native[1] is not None  # the re-engagement's click
+
+
+def test_an_event_batch_starts_alike_on_both_paths(api, sdk, app, monkeypatch):
+    """The link, the claim and the ids: one statement on PostgreSQL, three steps elsewhere."""
+    three_clicks_and_an_install(api, sdk, app)
+    install = selectors.install_for_device(app_id=app.id, device_id="gaid-1")
+
+    def start(event_ids):
+        with transaction.atomic():
+            return sql.event_batch_start(app_id=app.id, device_id="gaid-1",
+                                         event_ids=event_ids, size=3)
+
+    native = start({"a", "b"})
+    monkeypatch.setattr(sql, "_postgresql", lambda: False)
+    orm = start({"b", "c"})
+    assert native.link == orm.link == (install.id, install.media_source, install.campaign_id,
+                                       False)
+    assert (native.claimed, orm.claimed) == ({"a", "b"}, {"c"})  # b was the first's
+    if connection.vendor == "postgresql":
+        assert len(native.ids) == 3 and native.ids == sorted(set(native.ids))
+    assert orm.ids == []
+    unknown = sql.event_batch_start(app_id=app.id, device_id=None, event_ids=set(), size=0)
+    assert (unknown.link, unknown.claimed) == (None, set())
