@@ -3,7 +3,8 @@ use; never a secret), create, and revoke after a confirmation. Checked by the ke
 `ApiKeyCreateInput`, written by `api_key_create` and `api_key_revoke`, looked up by the
 selectors the API uses, so a key of another organization or another app is a 404.
 
-The full key is shown once, on the page the creating POST redirects to (console/shown_once.py).
+The full key is shown once, on the page the creating POST redirects to (console/shown_once.py),
+with its signing secret when the key signs its requests (docs/fraud.md, "Request signing").
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from apps_registry.models import ApiKey
 from apps_registry.serializers import PERMISSIONS, ApiKeyCreateInput
 from attribution_site.api.exceptions import ApiError
 from console import shown_once
-from console.forms import INTEGER, LIST, TEXT, FormProblem, form_data, validated
+from console.forms import BOOLEAN, INTEGER, LIST, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 
-CREATE_FIELDS = {"name": TEXT, "permissions": LIST, "rate_limit": INTEGER, "expires_at": TEXT}
+CREATE_FIELDS = {"name": TEXT, "permissions": LIST, "rate_limit": INTEGER, "expires_at": TEXT,
+                 "signing": BOOLEAN}
 
 
 class KeyListPage(AppPage):
@@ -46,13 +48,17 @@ class KeyCreatePage(AppPage):
         data.setdefault("permissions", [])
         try:
             fields = validated(ApiKeyCreateInput, data)
-            # Signing keys are made through the API, which answers their secret once.
-            fields.pop("signing", None)
-            key, full_key = services.api_key_create(app=self.app, **fields)
+            secret = None
+            if fields.pop("signing"):
+                key, full_key, secret = services.api_key_create_signing(app=self.app, **fields)
+            else:
+                key, full_key = services.api_key_create(app=self.app, **fields)
         except ApiError as error:
             return self.form(request, values=data, problem=FormProblem(error),
                              status=error.status)
         shown_once.keep(request, slot=f"key:{key.id}", secret=full_key)
+        if secret is not None:
+            shown_once.keep(request, slot=f"key-signing:{key.id}", secret=secret)
         return redirect("console:key-created", app_id=self.app.id, key_id=key.id)
 
     def form(self, request, *, values, problem=None, status=200):
@@ -77,8 +83,9 @@ class KeyCreatedPage(KeyPage):
     def get(self, request, app_id, key_id):
         key = self.get_key(key_id)
         full_key = shown_once.take(request, slot=f"key:{key.id}")
-        return shown_once.no_store(render(request, "console/keys/created.html",
-                                          self.context(key=key, full_key=full_key)))
+        signing_secret = shown_once.take(request, slot=f"key-signing:{key.id}")
+        return shown_once.no_store(render(request, "console/keys/created.html", self.context(
+            key=key, full_key=full_key, signing_secret=signing_secret)))
 
 
 class KeyRevokePage(KeyPage):

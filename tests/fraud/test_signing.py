@@ -2,6 +2,7 @@
 example in docs/fraud.md, the modes, and the key that answers its secret once."""
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from fraud import services as fraud_services
 from fraud import signing
 from fraud import verdict as v
 from fraud.models import SignatureRefusal, SigningSecret
+from tests.console.conftest import console  # noqa: F401 - the console's signed-in client
 from tracking.models import Install
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "fraud.md"
@@ -146,3 +148,31 @@ def test_report_stores_an_unsigned_install_and_flags_it(signing_key, app):
 def test_off_ignores_signatures(signing_key, app):
     assert signed_install(app, signing_key).status_code == 201
     assert Install.objects.get().fraud_status == v.CLEAN
+
+
+def shown(html: str, field: str) -> str:
+    return re.search(rf'id="{field}" type="text" value="([^"]+)"', html).group(1)
+
+
+@pytest.mark.django_db
+def test_the_console_makes_a_signing_key_and_shows_its_secret_once(console, app):  # noqa: F811
+    created = console.post(f"/console/apps/{app.id}/keys/new",
+                           {"name": "Android SDK", "permissions": ["write"], "signing": "on"})
+    assert created.status_code == 302
+    html = console.get(created["Location"]).content.decode()
+    key = {"full_key": shown(html, "full-key")}
+    secret = shown(html, "signing-secret")
+    assert SigningSecret.objects.filter(key_id=created["Location"].split("/")[-2]).exists()
+    assert secret not in console.get(created["Location"]).content.decode()  # once
+    fraud_services.settings_update(app_id=app.id, changes={"signing_mode": v.SIGNING_ENFORCE})
+    assert signed_install(app, key).status_code == 401
+    assert signed_install(app, key, secret=secret).status_code == 201
+
+
+@pytest.mark.django_db
+def test_a_console_key_without_the_box_has_no_signing_secret(console, app):  # noqa: F811
+    created = console.post(f"/console/apps/{app.id}/keys/new",
+                           {"name": "Android SDK", "permissions": ["write"]})
+    html = console.get(created["Location"]).content.decode()
+    assert 'id="full-key"' in html and 'id="signing-secret"' not in html
+    assert not SigningSecret.objects.exists()
