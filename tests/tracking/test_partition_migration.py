@@ -133,6 +133,12 @@ def test_the_hot_store_takes_weeks_where_its_days_are_empty_and_keeps_the_days_h
             assert partitions.partition_name("tracking_click", day) in hot
     click = Click.objects.create(app=app, clicked_at=now)  # clicks of this week in its days
     archived = ClickArchive.objects.create(app=app, clicked_at=now)
+    # a day of next week beat never made: its click waits in the default partition
+    missed = partitions.partition_name("tracking_click", partitions.Period(next_week.first))
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE {missed}")
+    waiting = Click.objects.create(app=app, clicked_at=partitions.day_start(next_week.first))
+    assert _hot_partitions()["tracking_click_default"] == 1
 
     _migrate(_leaf())
 
@@ -140,18 +146,21 @@ def test_the_hot_store_takes_weeks_where_its_days_are_empty_and_keeps_the_days_h
     today_name = partitions.partition_name("tracking_click", partitions.Period(today))
     assert hot[today_name] == 1  # the click was not moved: this week keeps its days
     assert partitions.partition_name("tracking_click", this_week) not in hot
-    assert hot[partitions.partition_name("tracking_click", next_week)] == 0  # empty days: a week
+    # its empty days became a week, which took the click waiting in the default partition
+    assert hot[partitions.partition_name("tracking_click", next_week)] == 1
+    assert hot["tracking_click_default"] == 0
     assert not [name for name in hot if partitions.partition_period("tracking_click", name)
                 in [partitions.Period(next_week.first + timedelta(days=n)) for n in range(7)]]
-    assert Click.objects.get().id == click.id
+    assert set(Click.objects.values_list("id", flat=True)) == {click.id, waiting.id}
     assert ClickArchive.objects.get().id == archived.id
     # the week's index names follow the model's, as beat's
     assert _rows("SELECT count(*) FROM pg_indexes WHERE indexname = %s",
                  [f"click_device_idx_w{next_week.first:%Y%m%d}"]) == [(1,)]
 
     # Beat goes on in weeks; once retention has dropped the days, a whole week follows.
-    later = now + timedelta(days=14)
-    assert clicks_prune(now=later) == 1
+    later = now + timedelta(days=15)
+    cutoff = later - timedelta(days=7, hours=1)
+    assert clicks_prune(now=later) == 1 + (next_week.end <= cutoff)
     hot = _hot_partitions()
     assert not [name for name in hot if name.startswith("tracking_click_p")]
     made = partition_sql.partitions_ensure(now=later)
