@@ -20,7 +20,7 @@ ESTIMATE_FROM = 100_000
 def estimated_rows(model, *, using: str) -> int:
     """PostgreSQL's estimate of the table's rows (kept by autovacuum and ANALYZE); -1 where
     there is none (another database, or a table never analysed). A partitioned table (clicks
-    and events, docs/decisions.md "Day partitions") has no estimate of its own, since
+    and events, docs/decisions.md "Time partitions") has no estimate of its own, since
     autovacuum never analyses it: its partitions' estimates are summed."""
     connection = connections[using]
     if connection.vendor != "postgresql":

@@ -424,7 +424,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}},
     "tracking.prune_clicks": {
         "task": "tracking.prune_clicks", "schedule": crontab(hour=3, minute=17)},
-    "tracking.partitions_ensure": {  # day partitions, PostgreSQL (tracking/partition_sql.py)
+    "tracking.partitions_ensure": {  # time partitions, PostgreSQL (tracking/partition_sql.py)
         "task": "tracking.partitions_ensure", "schedule": crontab(minute=1),
         "options": {"expires": 3000}},
     "apple-ads-sweep": {

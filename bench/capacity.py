@@ -8,8 +8,8 @@ and PostgreSQL, and how many deliveries a Celery worker sends per second.
 
 Web: a private PostgreSQL server (port 5497, 1 GB shared_buffers, otherwise PostgreSQL's
 defaults) holds, for each tree given with --code, a database with --clicks clicks of the last 6
-days (loaded as bench/hotpaths.py loads them; on a partitioned tree moved into their day
-partitions by the tree's own `partitions_ensure`; the hot store prewarmed); each tree's
+days (loaded as bench/hotpaths.py loads them; on a partitioned tree moved into their day or
+week partitions by the tree's own `partitions_ensure`; the hot store prewarmed); each tree's
 gunicorn is started as the README starts it (`gunicorn attribution_site.wsgi -c
 gunicorn.conf.py`: gthread, 2 workers x 4 threads) and wrk drives clicks
 (bench/wrk/clicks.lua), installs (installs.lua: half device-id matches, half fingerprint
@@ -117,7 +117,7 @@ def refresh(code: Path, env: dict, server) -> dict:
 
 def settle_hot_store(code: Path, env: dict, database: str) -> None:
     """What a server that has been taking clicks holds: on a partitioned tree, the loaded days
-    in day partitions (beat's partitions_ensure moves them out of the default partition, where
+    in their partitions (beat's partitions_ensure moves them out of the default partition, where
     COPY put every day but today's and the days ahead); on either, the hot store vacuumed,
     analyzed, checkpointed and in shared_buffers with its indexes."""
     with psycopg.connect(database, autocommit=True) as conn:

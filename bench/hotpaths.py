@@ -69,7 +69,7 @@ def parse_args():
 PRIVATE_POSTGRES_PORT = 5499
 HOT_STORE = ("tracking_click", "tracking_click_pkey", "click_device_idx", "click_network_idx")
 # Every relation holding the hot store's rows and indexes: the tables themselves, or, on
-# day partitions (docs/decisions.md, "Day partitions (PostgreSQL)"), each partition and each
+# time partitions (docs/decisions.md, "Time partitions (PostgreSQL)"), each partition and each
 # partition's indexes.
 HOT_STORE_STORAGE = (
     "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relkind IN ('r', 'i') AND "
@@ -298,7 +298,8 @@ def prepare(args, database: str, redis_url: str, clicks: int) -> tuple[dict, dic
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
                    check=True)
     app_id, key = setup_app(env)
-    # The six days of clicks below go to day partitions of their own, as live clicks would.
+    # The six days of clicks below go to partitions of their own (the hot store's weeks, the
+    # archive's days), as live clicks would.
     since = (datetime.now(UTC) - timedelta(days=7)).date().isoformat()
     subprocess.run([PYTHON, "manage.py", "partitions_ensure", "--since", since], cwd=ROOT,
                    env=env, check=True, stdout=subprocess.DEVNULL)

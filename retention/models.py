@@ -2,7 +2,8 @@
 
 `Progress` keeps, per table and app, the instant up to which IP addresses are masked: each run
 starts there, so it touches only the rows that crossed the line since the last run. A row with
-no app is the whole-table pass over day partitions past every app's limit (PostgreSQL).
+no app is the whole-table pass over partitions (days; the hot store's weeks) past every app's
+limit (PostgreSQL).
 `Enforcement` is one row: the lease that keeps two runs apart, and the last run's outcome that
 /readyz reads.
 """

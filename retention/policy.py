@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from apps_registry.app_fields import IP_RETENTION_DEFAULT_DAYS, RAW_RETENTION_DEFAULT_DAYS
 from tracking import partitions
@@ -58,10 +58,12 @@ def cutoffs_by_app(*, now: datetime, limits: Mapping[Hashable, Limits],
     return {app: cutoff(now=now, limits=app_limits) for app, app_limits in limits.items()}
 
 
-def whole_days(days: Iterable[date], *, cutoff: datetime | None) -> list[date]:
-    """The day partitions whose whole range lies before `cutoff` (the common cutoff: every
-    app's limit has passed all of the day), oldest first. A day straddling it waits."""
-    return partitions.droppable(days, cutoff=cutoff) if cutoff is not None else []
+def whole_periods(periods: Iterable[partitions.Period], *,
+                  cutoff: datetime | None) -> list[partitions.Period]:
+    """The partitions (days; the hot store's weeks) whose whole range lies before `cutoff`
+    (the common cutoff: every app's limit has passed all of it), oldest first. One straddling
+    it waits."""
+    return partitions.droppable(periods, cutoff=cutoff) if cutoff is not None else []
 
 
 def masked_ip(ip: str) -> str:

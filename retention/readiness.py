@@ -14,15 +14,12 @@ Read from retention's own rows and the catalog only: a probe never scans trackin
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.utils import timezone
 
 from apps_registry.selectors import app_retention_limits
 from attribution_site.readiness import Basics
 from retention import policy
 from retention.models import Enforcement, Progress
-from tracking import partitions
 from tracking import retention as tracking_retention
 
 MAX_APPS_LISTED = 20
@@ -56,9 +53,9 @@ def retention(basics: Basics) -> tuple[str, dict | None]:
         for app in apps)
     late_tables = []
     for target in tracking_retention.RAW:
-        oldest = tracking_retention.oldest_day(target)
+        oldest = tracking_retention.oldest_partition(target)
         if oldest is not None and common_raw is not None and policy.behind(
-                cutoff=common_raw, reached=partitions.day_start(oldest + timedelta(days=1))):
+                cutoff=common_raw, reached=oldest.end):
             late_tables.append(target.name)
     return ("warning" if stale or late_apps or late_tables else "ok"), {
         "last_run_finished_at": last_finished.isoformat() if last_finished else None,

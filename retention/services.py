@@ -24,7 +24,6 @@ from django.utils import timezone
 from apps_registry.selectors import app_retention_limits
 from retention import policy
 from retention.models import Enforcement, Progress
-from tracking import partitions
 from tracking import retention as tracking_retention
 
 logger = logging.getLogger(__name__)
@@ -107,16 +106,17 @@ def _mask(*, now, limits, batch_size, deadline, outcome: Outcome, rescan: bool) 
             stored = stored.none()
         whole = stored.filter(app__isnull=True).first()
         done_before = whole.masked_through if whole else None
-        days = [day for day in policy.whole_days(tracking_retention.partition_days(target),
-                                                 cutoff=common)
-                if done_before is None or partitions.day_start(day) >= done_before]
-        masked, last_day = tracking_retention.ip_mask_whole_days(
-            target=target, masking=MASKING, days=days, batch_size=batch_size,
+        whole_ranges = [
+            period for period in policy.whole_periods(
+                tracking_retention.partition_periods(target), cutoff=common)
+            if done_before is None or period.start >= done_before]
+        masked, last = tracking_retention.ip_mask_whole_partitions(
+            target=target, masking=MASKING, periods=whole_ranges, batch_size=batch_size,
             deadline=deadline)
-        if last_day is not None:
-            done_before = partitions.day_start(last_day + timedelta(days=1))
+        if last is not None:
+            done_before = last.end
             _progress_store(target.name, None, done_before)
-        if days and last_day != days[-1]:  # the budget ran out midway
+        if whole_ranges and last != whole_ranges[-1]:  # the budget ran out midway
             outcome.complete = False
         done = {row.app_id: row.masked_through for row in stored.filter(app__isnull=False)}
         for app_id, cutoff in cutoffs.items():
@@ -141,9 +141,9 @@ def _delete_raw(*, now, limits, batch_size, deadline, outcome: Outcome) -> None:
     cutoffs = policy.cutoffs_by_app(now=now, limits=limits, raw=True)
     common = policy.common_cutoff(cutoffs.values())
     for target in tracking_retention.RAW:
-        outcome.partitions_dropped += tracking_retention.raw_days_drop(
-            target=target, days=policy.whole_days(tracking_retention.partition_days(target),
-                                                  cutoff=common))
+        outcome.partitions_dropped += tracking_retention.raw_partitions_drop(
+            target=target, periods=policy.whole_periods(
+                tracking_retention.partition_periods(target), cutoff=common))
         deleted = 0
         for app_id, cutoff in cutoffs.items():
             deleted += tracking_retention.raw_delete_app(

@@ -1,6 +1,6 @@
 """Erasure and access for one data subject in tracking's tables (docs/privacy.md, "Erasure and
 access (OpenDSR)"): find the subject's installs from whatever identity the request named, blank
-every identifying column of its clicks (the hot store and the archive, every day partition),
+every identifying column of its clicks (the hot store and the archive, every partition),
 installs and events, and list those rows for an access document.
 
 Only UPDATEs, never a delete and reinsert: the daily rollups add rows by the transaction that

@@ -1,11 +1,12 @@
-"""The statements that keep the day partitions of clicks and events (PostgreSQL only; SQLite
-keeps plain tables and every function here does nothing there). The rules (names, which days)
-are in tracking/partitions.py; the design in docs/decisions.md, "Day partitions".
+"""The statements that keep the time partitions of clicks and events (PostgreSQL only; SQLite
+keeps plain tables and every function here does nothing there): the hot store in weeks, the
+archive and events in days. The rules (names, which ranges) are in tracking/partitions.py; the
+design in docs/decisions.md, "Time partitions".
 
-Beat runs `partitions_ensure` hourly: the partitions of today and the days ahead, and of any
+Beat runs `partitions_ensure` hourly: the partitions holding today and the days ahead, and any
 day whose rows wait in a table's DEFAULT partition, are made without ever failing (rows
 waiting are moved in with the same transaction). Retention (`tracking.services.clicks_prune`)
-detaches and drops the hot store's expired days here, and the archive's and events' days past
+detaches and drops the hot store's expired weeks here, and the archive's and events' days past
 every app's `raw_retention_days` through `partition_drop` (tracking/retention.py). DDL on a
 partitioned table needs a strong lock, and a waiting lock request queues every later query
 behind it, so each statement gives up after LOCK_TIMEOUT and the next run tries again: nothing
@@ -17,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from django.db import OperationalError, connection, transaction
 
@@ -37,11 +38,15 @@ DEFAULT_ROWS_CAP = 10_000
 class Partitioned:
     table: str
     column: str  # the time column: the partition key
+    span: int  # the days one partition holds (partitions.DAY or WEEK)
 
 
-HOT_STORE = Partitioned(Click._meta.db_table, "clicked_at")
-TABLES = (HOT_STORE, Partitioned(ClickArchive._meta.db_table, "clicked_at"),
-          Partitioned(Event._meta.db_table, "received_at"))
+# The hot store in weeks: the install's waterfall lookup reads a 7-day window, two partitions
+# instead of eight days' (docs/decisions.md). The archive and events in days: per-app raw
+# retention drops whole days of them (tracking/retention.py).
+HOT_STORE = Partitioned(Click._meta.db_table, "clicked_at", partitions.WEEK)
+TABLES = (HOT_STORE, Partitioned(ClickArchive._meta.db_table, "clicked_at", partitions.DAY),
+          Partitioned(Event._meta.db_table, "received_at", partitions.DAY))
 
 
 def in_use() -> bool:
@@ -52,8 +57,8 @@ def in_use() -> bool:
 # --- Creating ---------------------------------------------------------------------------------
 
 def partitions_ensure(*, now: datetime, since: datetime | None = None) -> list[str]:
-    """Make the missing day partitions of each table (today, AHEAD_DAYS after it, days with
-    rows in the default partition, and each day from `since` on: before loading history);
+    """Make the missing partitions of each table (holding today, AHEAD_DAYS after it, days
+    with rows in the default partition, and each day from `since` on: before loading history);
     idempotent. The names made, oldest first per table. Logs a WARNING for each default
     partition that held rows."""
     if not in_use():
@@ -64,15 +69,17 @@ def partitions_ensure(*, now: datetime, since: datetime | None = None) -> list[s
         waiting = _days_in_default(target)
         if waiting:
             logger.warning("partitions: %s rows of %s are in its default partition (outside "
-                           "every day partition); moving them to day partitions",
+                           "every other partition); moving them to partitions of their own",
                            _count_default(target), target.table)
-        days = partitions.days_to_create(
-            today=today, existing=days_attached(target.table), waiting=waiting,
-            since=partitions.day_of(since) if since is not None else None)
-        for day in days:
-            if _create(target, day):
-                made.append(partitions.partition_name(target.table, day))
-        _analyze_if_planned_empty(partitions.partition_name(target.table, today))
+        missing = partitions.to_create(
+            today=today, span=target.span, existing=periods_attached(target.table),
+            waiting=waiting, since=partitions.day_of(since) if since is not None else None)
+        for period in missing:
+            if _create(target, period):
+                made.append(partitions.partition_name(target.table, period))
+        current = [period for period in periods_attached(target.table) if period.holds(today)]
+        if current:
+            _analyze_if_planned_empty(partitions.partition_name(target.table, current[0]))
     for table, count in (default_rows() or {}).items():
         if count:
             logger.warning("partitions: %s rows of %s are still in its default partition",
@@ -80,14 +87,14 @@ def partitions_ensure(*, now: datetime, since: datetime | None = None) -> list[s
     return made
 
 
-def _create(target: Partitioned, day: date) -> bool:
-    """Make one day's partition and move into it the rows of that day waiting in the default
+def _create(target: Partitioned, period: partitions.Period) -> bool:
+    """Make one period's partition and move into it the rows of it waiting in the default
     partition. Made as a table and then attached, which locks the parent only against other
     DDL (SHARE UPDATE EXCLUSIVE), not against reads and writes as `PARTITION OF` would; the
     default partition is locked for the move and for the check ATTACH makes of it."""
-    name = partitions.partition_name(target.table, day)
+    name = partitions.partition_name(target.table, period)
     default = partitions.default_name(target.table)
-    start, end = partitions.day_start(day), partitions.day_start(day + timedelta(days=1))
+    start, end = period.start, period.end
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_TIMEOUT])
@@ -123,13 +130,14 @@ def lock_not_granted(error: OperationalError) -> bool:
 
 
 def _analyze_if_planned_empty(name: str) -> None:
-    """ANALYZE the day's partition once rows have come while its statistics say it has none
-    (never analyzed, or analyzed before its day). The hot paths' prepared statements keep one
-    generic plan per connection, made while the day was still ahead: for a partition the
-    planner believed empty, a plan that scans the whole day (seen: a sequential scan, or the
-    time index with the device as a filter). ANALYZE invalidates those plans, and the next
-    call plans with the day's real statistics. Autovacuum does the same after the first rows;
-    this run (at minute 1 of every hour, so a minute into each UTC day) makes it sure."""
+    """ANALYZE the partition holding today once rows have come while its statistics say it
+    has none (never analyzed, or analyzed before its range began). The hot paths' prepared
+    statements keep one generic plan per connection, made while the range was still ahead:
+    for a partition the planner believed empty, a plan that scans all of it (seen: a
+    sequential scan, or the time index with the device as a filter). ANALYZE invalidates
+    those plans, and the next call plans with the partition's real statistics. Autovacuum
+    does the same after the first rows; this run (at minute 1 of every hour, so a minute into
+    each UTC day) makes it sure."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)", [name])
         row = cursor.fetchone()
@@ -141,7 +149,7 @@ def _analyze_if_planned_empty(name: str) -> None:
 
 
 def _name_indexes(cursor, partition: str, *, suffix: str) -> None:
-    """Name the partition's indexes after the parent's (`click_device_idx_p20260309`), as
+    """Name the partition's indexes after the parent's (`click_device_idx_w20260309`), as
     migration 0009 does, so a plan names the model's index it reads through."""
     cursor.execute("SELECT c.relname, p.relname FROM pg_index x "
                    "JOIN pg_class c ON c.oid = x.indexrelid "
@@ -162,10 +170,11 @@ def _attached(table: str) -> list[str]:
         return [name for (name,) in cursor.fetchall()]
 
 
-def days_attached(table: str) -> list[date]:
-    """The days of the day partitions attached to `table` (retention's drops read them too)."""
-    days = (partitions.partition_day(table, name) for name in _attached(table))
-    return [day for day in days if day is not None]
+def periods_attached(table: str) -> list[partitions.Period]:
+    """The ranges of the partitions attached to `table` but the default (retention's drops
+    read them too), oldest first."""
+    periods = (partitions.partition_period(table, name) for name in _attached(table))
+    return sorted(period for period in periods if period is not None)
 
 
 def _days_in_default(target: Partitioned) -> list[date]:
@@ -196,13 +205,14 @@ def default_rows() -> dict[str, int] | None:
 
 # --- Retention of the hot store ---------------------------------------------------------------
 
-def hot_days_drop(*, cutoff: datetime, progress: Callable[[int], None]) -> None:
-    """Detach and drop each hot-store day partition wholly older than `cutoff`, calling
-    `progress(rows it held)` after each. The rows are counted before the lock is taken, so the
-    hot paths never wait on the count (they never write a past day)."""
-    expired = partitions.droppable(days_attached(HOT_STORE.table), cutoff=cutoff)
-    for day in expired:
-        name = partitions.partition_name(HOT_STORE.table, day)
+def hot_partitions_drop(*, cutoff: datetime, progress: Callable[[int], None]) -> None:
+    """Detach and drop each hot-store partition wholly older than `cutoff` (its weeks, and the
+    days made before it had weeks), calling `progress(rows it held)` after each. The rows are
+    counted before the lock is taken, so the hot paths never wait on the count (they never
+    write a past range)."""
+    expired = partitions.droppable(periods_attached(HOT_STORE.table), cutoff=cutoff)
+    for period in expired:
+        name = partitions.partition_name(HOT_STORE.table, period)
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT count(*) FROM {name}")
             (rows,) = cursor.fetchone()
@@ -228,7 +238,7 @@ def partition_drop(table: str, name: str) -> None:
 
 def hot_default_delete(*, cutoff: datetime, batch_size: int) -> int:
     """Delete up to `batch_size` clicks older than `cutoff` from the hot store's default
-    partition (the rows no day partition took); how many."""
+    partition (the rows no other partition took); how many."""
     default = partitions.default_name(HOT_STORE.table)
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {default} WHERE id IN (SELECT id FROM {default} "

@@ -1,6 +1,6 @@
 """Tracking's readiness check (registered in TrackingConfig.ready(); attribution_site/
 readiness.py): rows waiting in a default partition, clicks or events outside every day
-partition because beat has not made the day's partition (docs/decisions.md, "Day partitions").
+partition because beat has not made their partition (docs/decisions.md, "Time partitions").
 A "warning": nothing is refused for want of a partition, but the default partition only grows
 until beat runs.
 """

@@ -7,8 +7,8 @@ network and a click's fingerprint emptied, in the hot store, the archive and ins
 `UPDATE`, in batches: the row keeps its `txid` (tracking/changes.py), so the rollups, which
 follow inserts, never see it again, and nothing is deleted and written back. Each function takes
 the time range to cover, so a run touches only the rows that crossed the line since the last.
-On PostgreSQL a day partition past every app's limit is masked whole, partition by partition,
-without the per-app index walk.
+On PostgreSQL a partition (a day; a week of the hot store) past every app's limit is masked
+whole, partition by partition, without the per-app index walk.
 
 Raw rows: past `raw_retention_days` archived clicks and events go. On PostgreSQL a day
 partition past every app's limit is detached and dropped (constant time, like the hot store's
@@ -25,7 +25,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 
 from django.db import OperationalError, connection, models, transaction
 from django.db.models import Q
@@ -196,21 +196,23 @@ def _masked_row(target: Stored, masking: Masking, row: dict) -> models.Model | N
     return target.model(id=row["id"], **values)
 
 
-def partition_days(target: Stored) -> list[date]:
-    """PostgreSQL: the days of `target`'s day partitions; none elsewhere (plain tables)."""
+def partition_periods(target: Stored) -> list[partitions.Period]:
+    """PostgreSQL: the ranges of `target`'s partitions, oldest first; none elsewhere (plain
+    tables)."""
     if not target.partitioned or not partition_sql.in_use():
         return []
-    return partition_sql.days_attached(target.table)
+    return partition_sql.periods_attached(target.table)
 
 
-def ip_mask_whole_days(*, target: Stored, masking: Masking, days: Iterable[date],
-                       batch_size: int, deadline: float) -> tuple[int, date | None]:
-    """PostgreSQL: mask every row, whatever its app, of the day partitions of `target` for
-    `days` (oldest first: days past every app's limit), walking each partition by its
-    primary key. (Rows masked, the last day done whole or None.)"""
+def ip_mask_whole_partitions(*, target: Stored, masking: Masking,
+                             periods: Iterable[partitions.Period], batch_size: int,
+                             deadline: float) -> tuple[int, partitions.Period | None]:
+    """PostgreSQL: mask every row, whatever its app, of the partitions of `target` for
+    `periods` (oldest first: ranges past every app's limit), walking each partition by its
+    primary key. (Rows masked, the last partition done whole or None.)"""
     done, reached = 0, None
-    for day in days:
-        name = partitions.partition_name(target.table, day)
+    for period in periods:
+        name = partitions.partition_name(target.table, period)
         statement = (
             f"WITH batch AS (SELECT id FROM {name} WHERE id > %s AND "
             f"{masking.unmasked_sql(target)} ORDER BY id LIMIT %s) UPDATE {name} AS t SET "
@@ -227,7 +229,7 @@ def ip_mask_whole_days(*, target: Stored, masking: Masking, days: Iterable[date]
             last = max(ids)
             if time.monotonic() > deadline:
                 return done, reached
-        reached = day
+        reached = period
         if time.monotonic() > deadline:
             break
     return done, reached
@@ -235,13 +237,13 @@ def ip_mask_whole_days(*, target: Stored, masking: Masking, days: Iterable[date]
 
 # --- Raw rows ---------------------------------------------------------------------------------
 
-def raw_days_drop(*, target: Stored, days: Iterable[date]) -> list[str]:
-    """PostgreSQL: detach and drop the day partitions of `target` for `days` (days past every
+def raw_partitions_drop(*, target: Stored, periods: Iterable[partitions.Period]) -> list[str]:
+    """PostgreSQL: detach and drop the partitions of `target` for `periods` (days past every
     app's raw limit); the names dropped. A partition whose lock is not granted now waits for
     the next run, as the hot store's do."""
     dropped = []
-    for day in days:
-        name = partitions.partition_name(target.table, day)
+    for period in periods:
+        name = partitions.partition_name(target.table, period)
         try:
             partition_sql.partition_drop(target.table, name)
         except OperationalError as error:
@@ -278,6 +280,6 @@ def raw_delete_app(*, target: Stored, app_id: uuid.UUID, before: datetime, batch
             return done
 
 
-def oldest_day(target: Stored) -> date | None:
-    """PostgreSQL: the oldest day partition of `target` (for /readyz); None elsewhere."""
-    return min(partition_days(target), default=None)
+def oldest_partition(target: Stored) -> partitions.Period | None:
+    """PostgreSQL: the oldest partition of `target` (for /readyz); None elsewhere."""
+    return min(partition_periods(target), default=None)

@@ -553,8 +553,8 @@ def clicks_prune(*, now: datetime, retention_days: int = attribution.WINDOW.days
     """Remove hot-store clicks older than the window and HOT_STORE_SLACK; the archive stays.
     How many went; `progress(so_far)` after each step. Running it twice is harmless.
 
-    On PostgreSQL each day partition wholly older than the cutoff is detached and dropped
-    (constant time whatever it holds); a day straddling the cutoff waits for a later run,
+    On PostgreSQL each partition (a week) wholly older than the cutoff is detached and
+    dropped (constant time whatever it holds); one straddling the cutoff waits for a later run,
     and the default partition's expired rows are deleted in batches. Elsewhere, batches of
     deletes: each stays short (no long lock, bounded WAL)."""
     cutoff = now - timedelta(days=retention_days) - HOT_STORE_SLACK
@@ -567,7 +567,7 @@ def clicks_prune(*, now: datetime, retention_days: int = attribution.WINDOW.days
             progress(deleted)
 
     if partition_sql.in_use():
-        partition_sql.hot_days_drop(cutoff=cutoff, progress=advance)
+        partition_sql.hot_partitions_drop(cutoff=cutoff, progress=advance)
         while count := partition_sql.hot_default_delete(cutoff=cutoff, batch_size=batch_size):
             advance(count)
         return deleted

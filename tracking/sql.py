@@ -96,7 +96,7 @@ _INSTALL_PART = (
     f" NULL, NULL, NULL, NULL::uuid FROM {Install._meta.db_table} "
     "WHERE app_id = %s AND device_id = %s")
 # Every lookup bounds `clicked_at` by the window, although a click id alone names one click:
-# on day partitions (docs/decisions.md, "Day partitions") the bounds let PostgreSQL skip every
+# on time partitions (docs/decisions.md, "Time partitions") the bounds let PostgreSQL skip every
 # partition outside the window when the statement runs (its generic plan prunes at executor
 # start), where the id alone probed every partition's primary key. A referrer's click outside
 # the window does not count (attribution.referrer_match), so finding none is the same answer.

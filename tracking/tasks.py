@@ -14,5 +14,5 @@ def prune_clicks() -> int:
 
 @shared_task(name="tracking.partitions_ensure", ignore_result=True)
 def partitions_ensure() -> list[str]:
-    """Hourly: the day partitions of today and the days ahead (PostgreSQL; nothing on SQLite)."""
+    """Hourly: the partitions holding today and the days ahead (PostgreSQL; nothing on SQLite)."""
     return ensure(now=timezone.now())

@@ -20,7 +20,7 @@ from tests.retention.conftest import (
     install_at,
     stored_click,
 )
-from tracking import partition_sql
+from tracking import partition_sql, partitions
 from tracking.models import Click, ClickArchive, Install
 
 pytestmark = pytest.mark.django_db
@@ -128,3 +128,25 @@ def test_day_partitions_past_every_apps_limit_are_masked_whole(app, now):
     whole = Progress.objects.get(table="click_archive", app=None)
     assert whole.masked_through <= days_ago(now, 30)  # only days past both apps' limits
     assert retention_enforce(now=now).masked["click_archive"] == 0
+
+
+@pytest.mark.postgres
+def test_hot_store_weeks_past_every_apps_limit_are_masked_whole(app, now):
+    app.ip_retention_days = 1
+    app.save()
+    old = click_pair(app, days_ago(now, 15), V4)
+    partition_sql.partitions_ensure(now=now)  # its week gets a partition of its own
+    week = partitions.period_of(partitions.day_of(days_ago(now, 15)), partitions.WEEK)
+    assert week in partition_sql.periods_attached("tracking_click")
+    # the per-app pass is done: only the whole pass can mask the row now
+    Progress.objects.create(table="clicks", app=app, masked_through=days_ago(now, 1))
+
+    outcome = retention_enforce(now=now)
+
+    assert outcome.masked["clicks"] == 1
+    assert stored_click(Click, old)["fingerprint"] == ""
+    assert stored_click(ClickArchive, old)["fingerprint"] == ""
+    # done up to the end of the week, a Monday, never past the cutoff
+    whole = Progress.objects.get(table="clicks", app=None)
+    assert whole.masked_through == week.end <= days_ago(now, 1)
+    assert retention_enforce(now=now).masked["clicks"] == 0

@@ -11,6 +11,7 @@ from analytics.rollups.figures import RETENTION_MAX_AGE
 from apps_registry import app_fields
 from retention import policy
 from tracking.attribution import WINDOW
+from tracking.partitions import WEEK, Period
 
 NOW = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)
 
@@ -63,11 +64,15 @@ def test_the_common_cutoff_is_the_longest_limit_and_none_without_apps():
     assert policy.common_cutoff([]) is None
 
 
-def test_only_days_wholly_past_every_apps_limit_may_go_whole():
-    days = [date(2026, 3, 1), date(2026, 3, 2), date(2026, 3, 3)]
-    assert policy.whole_days(days, cutoff=datetime(2026, 3, 3, tzinfo=UTC)) == days[:2]
-    assert policy.whole_days(days, cutoff=datetime(2026, 3, 2, 23, 59, tzinfo=UTC)) == days[:1]
-    assert policy.whole_days(days, cutoff=None) == []  # no app: nothing is past every limit
+def test_only_partitions_wholly_past_every_apps_limit_may_go_whole():
+    days = [Period(date(2026, 3, n)) for n in (1, 2, 3)]
+    assert policy.whole_periods(days, cutoff=datetime(2026, 3, 3, tzinfo=UTC)) == days[:2]
+    assert policy.whole_periods(days, cutoff=datetime(2026, 3, 2, 23, 59, tzinfo=UTC)) == \
+        days[:1]
+    assert policy.whole_periods(days, cutoff=None) == []  # no app: nothing is past every limit
+    week = Period(date(2026, 3, 2), WEEK)  # the hot store's: Monday 2 to Monday 9
+    assert policy.whole_periods([week], cutoff=datetime(2026, 3, 8, 23, tzinfo=UTC)) == []
+    assert policy.whole_periods([week], cutoff=datetime(2026, 3, 9, tzinfo=UTC)) == [week]
 
 
 def test_raw_rows_cannot_outlive_the_limit_on_their_address():

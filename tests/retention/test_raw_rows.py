@@ -67,13 +67,13 @@ def test_days_past_every_apps_limit_are_dropped_whole(app, now):
     other = AppFactory(organization=app.organization, raw_retention_days=60)
     app.raw_retention_days = 45
     app.save()
-    old_day = partitions.day_of(days_ago(now, 70))
+    old_day = partitions.Period(partitions.day_of(days_ago(now, 70)))
     click_pair(app, days_ago(now, 70), IP)
     click_pair(other, days_ago(now, 70), IP)
     event_at(other, days_ago(now, 70), "dev-2")
     between = click_pair(other, days_ago(now, 50), IP)  # past app's limit, not other's
     partition_sql.partitions_ensure(now=now)
-    assert old_day in partition_sql.days_attached("tracking_clickarchive")
+    assert old_day in partition_sql.periods_attached("tracking_clickarchive")
 
     outcome = retention_enforce(now=now)
 
@@ -81,10 +81,10 @@ def test_days_past_every_apps_limit_are_dropped_whole(app, now):
         outcome.partitions_dropped
     assert partitions.partition_name("tracking_event", old_day) in outcome.partitions_dropped
     for table in ("tracking_clickarchive", "tracking_event"):
-        assert old_day not in partition_sql.days_attached(table)
+        assert old_day not in partition_sql.periods_attached(table)
     assert ClickArchive.objects.filter(id=between).exists()
-    assert partitions.day_of(days_ago(now, 50)) in \
-        partition_sql.days_attached("tracking_clickarchive")
+    assert partitions.Period(partitions.day_of(days_ago(now, 50))) in \
+        partition_sql.periods_attached("tracking_clickarchive")
     assert not Event.objects.exists()
 
 

@@ -44,7 +44,8 @@ def test_a_retry_arriving_the_next_day_is_a_duplicate_stored_once(app):
         with connection.cursor() as cursor:
             cursor.execute("SELECT DISTINCT tableoid::regclass::text FROM tracking_event")
             assert {name for (name,) in cursor.fetchall()} == {
-                partitions.partition_name("tracking_event", partitions.day_of(moment))
+                partitions.partition_name("tracking_event",
+                                          partitions.Period(partitions.day_of(moment)))
                 for moment in (today, today + timedelta(days=1))}
 
 

@@ -1,5 +1,6 @@
 """Migrations 0008-0009 on PostgreSQL with rows in the tables: back to plain tables and forward
-to day partitions again, every row, id, key and commit-order stamp kept."""
+to partitions again, every row, id, key and commit-order stamp kept; and 0015, the hot store's
+day partitions becoming weeks without a click copied or refused."""
 
 import uuid
 from datetime import timedelta
@@ -9,12 +10,13 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from tracking import partitions
+from tracking import partition_sql, partitions
 from tracking.models import Click, ClickArchive, Event, EventKey
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 BEFORE = ("tracking", "0007_install_att_status_default_apple_ads")
+BEFORE_WEEKS = ("tracking", "0014_install_match_type_google_ads")
 
 
 def _migrate(target):
@@ -42,14 +44,24 @@ def _partitions():
         "WHERE i.inhparent = ANY(%s::regclass[])", [list(TABLES)])}
 
 
+def _leaf():
+    return MigrationExecutor(connection).loader.graph.leaf_nodes()
+
+
 @pytest.fixture(autouse=True)
 def _only_the_partitions_there_were():
-    """This test commits DDL: the partitions its old rows get must not outlive it."""
+    """These tests commit DDL: the partitions their old rows get must not outlive them, and
+    the hot store's weeks must be weeks again (a week whose days held clicks stays days)."""
     before = _partitions()
     yield
+    Click.objects.all().delete()
+    _migrate([BEFORE_WEEKS])
+    _migrate(_leaf())
+    partition_sql.partitions_ensure(now=timezone.now())  # this week's, if a test dropped it
     with connection.cursor() as cursor:
         for name in sorted(_partitions() - before):
             cursor.execute(f"DROP TABLE {name}")
+    assert _partitions() == before
 
 
 def test_the_tables_go_back_to_plain_and_forward_to_partitions_with_their_rows(app):
@@ -78,7 +90,7 @@ def test_the_tables_go_back_to_plain_and_forward_to_partitions_with_their_rows(a
             (plain_id,) = cursor.fetchone()
         assert plain_id == last_id + 1
     finally:
-        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        _migrate(_leaf())
 
     assert {_relkind(t) for t in TABLES} == {"p"}
     assert Click.objects.get().id == click.id
@@ -88,8 +100,72 @@ def test_the_tables_go_back_to_plain_and_forward_to_partitions_with_their_rows(a
     # the backfill made a key for every stored client id
     assert set(EventKey.objects.values_list("event_id", flat=True)) == {"e-0", "e-1"}
     # a day with rows got its partition, and the old row is in it
-    old_day = partitions.partition_name("tracking_clickarchive", partitions.day_of(long_ago))
+    old_day = partitions.partition_name("tracking_clickarchive",
+                                        partitions.Period(partitions.day_of(long_ago)))
     assert _rows("SELECT tableoid::regclass::text FROM tracking_clickarchive") == [(old_day,)]
     # the event id's sequence continues after every id handed out
     assert Event.objects.create(app=app, event_name="y", session_id=uuid.uuid4(),
                                 occurred_at=now).id == plain_id + 1
+
+
+def _hot_partitions():
+    return dict(_rows("SELECT c.relname, (SELECT count(*) FROM tracking_click t "
+                      "WHERE t.tableoid = c.oid) FROM pg_inherits i "
+                      "JOIN pg_class c ON c.oid = i.inhrelid "
+                      "WHERE i.inhparent = 'tracking_click'::regclass"))
+
+
+def test_the_hot_store_takes_weeks_where_its_days_are_empty_and_keeps_the_days_holding_clicks(
+        app):
+    from tracking.services import clicks_prune
+
+    now = timezone.now()
+    today = partitions.day_of(now)
+    this_week = partitions.period_of(today, partitions.WEEK)
+    next_week = partitions.period_of(today + timedelta(days=7), partitions.WEEK)
+    partition_sql.partitions_ensure(now=now + timedelta(days=7))  # next week exists too
+    _migrate([BEFORE_WEEKS])  # the code before weeks: each week back to its seven days
+    hot = _hot_partitions()
+    assert not [name for name in hot if name.startswith("tracking_click_w")]
+    for week in (this_week, next_week):
+        for n in range(7):
+            day = partitions.Period(week.first + timedelta(days=n))
+            assert partitions.partition_name("tracking_click", day) in hot
+    click = Click.objects.create(app=app, clicked_at=now)  # clicks of this week in its days
+    archived = ClickArchive.objects.create(app=app, clicked_at=now)
+    # a day of next week beat never made: its click waits in the default partition
+    missed = partitions.partition_name("tracking_click", partitions.Period(next_week.first))
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE {missed}")
+    waiting = Click.objects.create(app=app, clicked_at=partitions.day_start(next_week.first))
+    assert _hot_partitions()["tracking_click_default"] == 1
+
+    _migrate(_leaf())
+
+    hot = _hot_partitions()
+    today_name = partitions.partition_name("tracking_click", partitions.Period(today))
+    assert hot[today_name] == 1  # the click was not moved: this week keeps its days
+    assert partitions.partition_name("tracking_click", this_week) not in hot
+    # its empty days became a week, which took the click waiting in the default partition
+    assert hot[partitions.partition_name("tracking_click", next_week)] == 1
+    assert hot["tracking_click_default"] == 0
+    assert not [name for name in hot if partitions.partition_period("tracking_click", name)
+                in [partitions.Period(next_week.first + timedelta(days=n)) for n in range(7)]]
+    assert set(Click.objects.values_list("id", flat=True)) == {click.id, waiting.id}
+    assert ClickArchive.objects.get().id == archived.id
+    # the week's index names follow the model's, as beat's
+    assert _rows("SELECT count(*) FROM pg_indexes WHERE indexname = %s",
+                 [f"click_device_idx_w{next_week.first:%Y%m%d}"]) == [(1,)]
+
+    # Beat goes on in weeks; once retention has dropped the days, a whole week follows.
+    later = now + timedelta(days=15)
+    cutoff = later - timedelta(days=7, hours=1)
+    assert clicks_prune(now=later) == 1 + (next_week.end <= cutoff)
+    hot = _hot_partitions()
+    assert not [name for name in hot if name.startswith("tracking_click_p")]
+    made = partition_sql.partitions_ensure(now=later)
+    assert all(name.startswith("tracking_click_w") for name in made
+               if name.startswith("tracking_click_"))
+    assert partitions.partition_name(
+        "tracking_click", partitions.period_of(partitions.day_of(later), partitions.WEEK)) in \
+        _hot_partitions()

@@ -54,7 +54,7 @@ def test_prune_keeps_an_hour_past_the_window_for_the_analytics_pass(api, app):
     assert list(Click.objects.values_list("id", flat=True)) == [kept]
 
 
-# --- On PostgreSQL: whole day partitions go -------------------------------------------------
+# --- On PostgreSQL: whole week partitions go ------------------------------------------------
 
 def _hot_partitions() -> set[str]:
     from django.db import connection
@@ -72,34 +72,38 @@ def _click_at(app, moment):
 
 
 @pytest.mark.postgres
-def test_prune_drops_whole_expired_days_and_keeps_the_one_straddling_the_cutoff(app):
+def test_prune_drops_whole_expired_weeks_and_keeps_the_one_straddling_the_cutoff(app):
     from tracking import partition_sql, partitions
     from tracking.services import clicks_prune
 
     today = partitions.day_of(timezone.now())
-    now = partitions.day_start(today) + timedelta(hours=12)  # cutoff: 7 days and 1 hour before
-    day = {n: partitions.day_start(today - timedelta(days=n)) for n in range(6, 13)}
-    for n in (10, 9, 8):
-        _click_at(app, day[n] + timedelta(hours=20))
-    expired_but_same_day = _click_at(app, day[7] + timedelta(hours=10, minutes=59))
-    in_window = _click_at(app, day[7] + timedelta(hours=11, minutes=1))
-    partition_sql.partitions_ensure(now=timezone.now())  # each past day gets its partition
-    dropped = {partitions.partition_name("tracking_click", today - timedelta(days=n))
-               for n in (10, 9, 8)}
-    straddling = partitions.partition_name("tracking_click", today - timedelta(days=7))
+    monday = partitions.day_start(today - timedelta(days=today.weekday()))
+    now = monday + timedelta(hours=12)  # cutoff: last Monday, 11:00
+    week = {n: monday - timedelta(weeks=n) for n in (1, 2, 3)}
+    _click_at(app, week[3] + timedelta(days=6, hours=20))
+    for day in (0, 4):
+        _click_at(app, week[2] + timedelta(days=day, hours=20))
+    expired_but_same_week = _click_at(app, week[1] + timedelta(hours=10, minutes=59))
+    in_window = _click_at(app, week[1] + timedelta(hours=11, minutes=1))
+    partition_sql.partitions_ensure(now=timezone.now())  # each past week gets its partition
+    dropped = {partitions.partition_name("tracking_click", partitions.Period(
+        week[n].date(), partitions.WEEK)) for n in (3, 2)}
+    straddling = partitions.partition_name("tracking_click", partitions.Period(
+        week[1].date(), partitions.WEEK))
     assert dropped | {straddling} <= _hot_partitions()
-    in_default = _click_at(app, day[12])  # no partition for that day: the default holds it
-    Click.objects.filter(id=in_default).update(clicked_at=day[12])
+    _click_at(app, monday - timedelta(days=30))  # outside every partition: in the default
 
     so_far = []
     assert clicks_prune(now=now, progress=so_far.append) == 4
-    assert so_far == [1, 2, 3, 4]  # a partition at a time, then the default's batch
+    assert so_far == [1, 3, 4]  # a partition at a time, oldest first, then the default's batch
     assert not dropped & _hot_partitions() and straddling in _hot_partitions()
-    # the straddling day waits for a later run, whole: the waterfall bounds clicked_at itself
-    assert set(Click.objects.values_list("id", flat=True)) == {expired_but_same_day, in_window}
+    # the straddling week waits for a later run, whole: the waterfall bounds clicked_at itself
+    assert set(Click.objects.values_list("id", flat=True)) == {expired_but_same_week, in_window}
     assert ClickArchive.objects.count() == 6
     assert clicks_prune(now=now) == 0
-    assert clicks_prune(now=now + timedelta(days=1)) == 2
+    assert clicks_prune(now=now + timedelta(days=6)) == 0  # the week still straddles it
+    assert clicks_prune(now=now + timedelta(days=7)) == 2
+    assert straddling not in _hot_partitions()
     assert ClickArchive.objects.count() == 6
 
 
@@ -107,8 +111,8 @@ def test_prune_drops_whole_expired_days_and_keeps_the_one_straddling_the_cutoff(
 def test_prune_by_command_counts_the_clicks_of_dropped_partitions(app):
     from tracking import partition_sql
 
-    for _ in range(2):
-        _click_at(app, timezone.now() - timedelta(days=10))
+    for _ in range(2):  # their week ended 8 days ago at the latest: wholly past the cutoff
+        _click_at(app, timezone.now() - timedelta(days=15))
     partition_sql.partitions_ensure(now=timezone.now())
     out = StringIO()
     call_command("prune_clicks", stdout=out)

@@ -68,8 +68,8 @@ def _copy(model, names, rows, defaults, json_at, missing) -> int:
 
 
 def days_prepare(*, since: datetime, now: datetime) -> None:
-    """Day partitions for the history about to be loaded (PostgreSQL; nothing elsewhere), so
-    its rows go straight to their days instead of waiting in the default partitions."""
+    """Partitions for the history about to be loaded (PostgreSQL; nothing elsewhere), so its
+    rows go straight to their days and weeks instead of waiting in the default partitions."""
     partition_sql.partitions_ensure(now=now, since=since)
 
 

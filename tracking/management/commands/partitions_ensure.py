@@ -1,7 +1,8 @@
-"""`python manage.py partitions_ensure [--since YYYY-MM-DD]`: make the day partitions beat
-makes hourly (today, the days ahead, and any day whose rows wait in a default partition) now,
-and with `--since` every day from that date: run it before loading history, whose rows would
-otherwise wait in the default partitions until moved. PostgreSQL only; nothing to do on SQLite.
+"""`python manage.py partitions_ensure [--since YYYY-MM-DD]`: make the partitions beat makes
+hourly (holding today, the days ahead, and any day whose rows wait in a default partition: the
+hot store's weeks, the archive's and events' days) now, and with `--since` those of every day
+from that date: run it before loading history, whose rows would otherwise wait in the default
+partitions until moved. PostgreSQL only; nothing to do on SQLite.
 """
 
 from datetime import UTC, date, datetime
@@ -15,7 +16,7 @@ EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # as far back as the API takes an e
 
 
 class Command(BaseCommand):
-    help = "Create the missing day partitions of clicks and events (PostgreSQL)."
+    help = "Create the missing week and day partitions of clicks and events (PostgreSQL)."
 
     def add_arguments(self, parser):
         parser.add_argument("--since", help="also every day from this date (YYYY-MM-DD, UTC)")

@@ -1,5 +1,5 @@
 """`python manage.py prune_clicks`: remove clicks past the attribution window from the hot
-store, with progress: on PostgreSQL whole expired day partitions, then the default partition's
+store, with progress: on PostgreSQL whole expired week partitions, then the default partition's
 expired rows in batches; elsewhere batches of deletes. The archive is never touched. Beat also
 runs it daily."""
 
