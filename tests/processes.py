@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import quote
@@ -89,13 +89,29 @@ class Process:
             time.sleep(0.1)
 
     def stop(self) -> None:
+        stop_all([self])
+
+    def _ask_to_stop(self) -> None:
         if self.popen.poll() is None:
             os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
-                self.popen.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(10)
+
+    def _wait_stopped(self) -> None:
+        try:
+            self.popen.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait(10)
+
+
+def stop_all(processes: Iterable[Process]) -> None:
+    """End the processes together: each takes a second or two to shut down gracefully (the
+    worker's pool, gunicorn's workers), and one after another a test's web, worker and beat
+    added their times to every test that starts them."""
+    processes = list(processes)
+    for process in processes:
+        process._ask_to_stop()
+    for process in processes:
+        process._wait_stopped()
 
 
 @contextmanager
@@ -105,11 +121,10 @@ def running(commands: dict[str, str], *, tmp_path: Path, env: dict[str, str],
     its `ready` text, and stop them all at the end; their output is added to a failure."""
     with ExitStack() as stack:
         processes = {}
+        stack.callback(lambda: stop_all(processes.values()))
         for name, command in commands.items():
-            process = Process(command, env=env, log_path=tmp_path / f"{name}.log",
-                              cwd=tmp_path)
-            stack.callback(process.stop)
-            processes[name] = process
+            processes[name] = Process(command, env=env, log_path=tmp_path / f"{name}.log",
+                                      cwd=tmp_path)
         for name, text in ready.items():
             processes[name].wait_for_output(text)
         try:

@@ -32,6 +32,7 @@ from tests.processes import (
     readme_web_command,
     running,
     service_env,
+    stop_all,
     wait_until_healthy,
 )
 
@@ -114,7 +115,8 @@ def service(transactional_db, tmp_path, local_ca, request) -> Iterator[Service]:
         processes = {"web": web, **background}
         wait_until_healthy(web, url)
         yield Service(url=url, processes=processes)
-        stack.close()  # stopped before the test database is emptied
+        stop_all(processes.values())  # together, before the test database is emptied
+        stack.close()
         if _failed(request):
             for name, process in processes.items():
                 print(f"--- {name}: {process.command}\n{process.output()[-6000:]}")

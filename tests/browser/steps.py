@@ -24,8 +24,9 @@ except ImportError:  # the `browser` marker skips these tests (an error with REQ
 PASSWORD = "long-enough-password"
 # A script clicks and installs within milliseconds, from one address: by the default fraud
 # rules each install would be hijacking (ctit_anomalies) and each device a click spammer. Apps
-# made on the API turn the two off, as a team testing its set-up would (docs/fraud.md); a
-# journey through the console waits out the floor, as the README's curl flow does.
+# made on the API turn the two off, as a team testing its set-up would (docs/fraud.md), and so
+# does the `make run` journey, through the same API; the PostgreSQL journey through the console
+# (test_journey.py) waits out the floor on the default rules, as the README's curl flow does.
 SCRIPTED_TRAFFIC = {"ctit_anomalies_mode": "off", "too_many_engagements_mode": "off"}
 CTIT_FLOOR_SECONDS = 10
 

@@ -23,7 +23,7 @@ from delivery import crypto, services
 from delivery import readiness as delivery_readiness
 from delivery.models import Delivery, PostbackConfig, Webhook
 from tests.delivery.receivers import Receiver, Reply
-from tests.processes import Process, readme_commands, service_env
+from tests.processes import Process, readme_commands, service_env, stop_all
 
 
 @pytest.fixture(autouse=True)
@@ -223,8 +223,8 @@ def readme_process(transactional_db, tmp_path):
     try:
         yield run
     finally:
+        stop_all(started)
         for running in started:
-            running.stop()
             print(f"--- output of {running.command!r}:\n{running.output()}")
         purge_queues()
 
