@@ -74,20 +74,22 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         errors["event_name"] = ["Required: a non-empty string."]
     elif len(name) > MAX_EVENT_NAME_LENGTH:
         errors["event_name"] = [f"At most {MAX_EVENT_NAME_LENGTH} characters."]
-    elif "\x00" in name:
-        errors["event_name"] = [NUL_MESSAGE]
+    elif problem := _unstorable(name):
+        errors["event_name"] = [problem]
     properties = raw.get("properties")
     properties_json = ""
     if not isinstance(properties, dict):
         errors["properties"] = ["Required: a JSON object."]
     else:
         properties_json = _PROPERTIES_JSON.encode(properties)
+        if "\\u0000" in properties_json:  # PostgreSQL's jsonb cannot hold it
+            errors["properties"] = [NUL_MESSAGE]
+        elif problem := _unstorable(properties_json):
+            errors["properties"] = [problem]
         # UTF-8 takes at most 4 bytes a character: short text needs no encoding to be measured.
-        if (len(properties_json) * 4 > MAX_PROPERTIES_BYTES
+        elif (len(properties_json) * 4 > MAX_PROPERTIES_BYTES
                 and len(properties_json.encode()) > MAX_PROPERTIES_BYTES):
             errors["properties"] = [f"At most {MAX_PROPERTIES_BYTES} bytes of JSON."]
-        elif "\\u0000" in properties_json:  # PostgreSQL's jsonb cannot hold it
-            errors["properties"] = [NUL_MESSAGE]
     timestamp = raw.get("timestamp")
     if isinstance(timestamp, bool) or not isinstance(timestamp, int | float):
         errors["timestamp"] = ["Required: Unix time in milliseconds (a number)."]
@@ -98,8 +100,10 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         errors["session_id"] = ["Required: a UUID string."]
     event_id = raw.get("event_id")
     if event_id is not None and (not isinstance(event_id, str) or not event_id
-                                 or len(event_id) > MAX_EVENT_ID_LENGTH or "\x00" in event_id):
+                                 or len(event_id) > MAX_EVENT_ID_LENGTH):
         errors["event_id"] = [f"When given: a string of 1 to {MAX_EVENT_ID_LENGTH} characters."]
+    elif event_id is not None and (problem := _unstorable(event_id)):
+        errors["event_id"] = [problem]
     consent = None
     if raw.get("consent_data") is not None:
         try:
@@ -115,6 +119,18 @@ def _check_event(index: int, raw, now_ms: int, errors: dict, warnings: list
         occurred_at=datetime.fromtimestamp(timestamp / 1000, tz=UTC),
         session_id=session_id, event_id=event_id, revenue_amount=amount,
         revenue_currency=currency, consent=consent)
+
+
+def _unstorable(text: str) -> str | None:
+    """Why `text` cannot be stored as sent, or None: a NUL (PostgreSQL's text cannot hold one)
+    or a lone surrogate (JSON's `\\ud800` escapes decode to one, and UTF-8 cannot encode it)."""
+    if "\x00" in text:
+        return NUL_MESSAGE
+    try:
+        text.encode()
+    except UnicodeEncodeError as error:
+        return f"Surrogate characters are not allowed: U+{ord(text[error.start]):04X}."
+    return None
 
 
 def _uuid(value) -> uuid.UUID | None:

@@ -65,3 +65,17 @@ def test_nul_characters_reject_only_their_event():
                           event(event_id="id\x00"), event()], now_ms=NOW_MS)
     assert [r["index"] for r in result.rejected] == [0, 1, 2]
     assert len(result.events) == 1
+
+
+def test_lone_surrogates_reject_only_their_event_naming_the_character():
+    """JSON's \\ud800 escapes decode to characters UTF-8 cannot encode: the event is refused
+    with the field named, as a NUL is, instead of failing the batch's write."""
+    result = check_batch([event(properties={"note": "a\ud800"}), event(event_name="x\udfff"),
+                          event(event_id="id\ud83d"), event(properties={"k\udc00": 1}),
+                          event()], now_ms=NOW_MS)
+    assert [(r["index"], r["errors"]) for r in result.rejected] == [
+        (0, {"properties": ["Surrogate characters are not allowed: U+D800."]}),
+        (1, {"event_name": ["Surrogate characters are not allowed: U+DFFF."]}),
+        (2, {"event_id": ["Surrogate characters are not allowed: U+D83D."]}),
+        (3, {"properties": ["Surrogate characters are not allowed: U+DC00."]})]
+    assert len(result.events) == 1

@@ -199,3 +199,14 @@ def test_text_that_copy_must_escape_is_stored_exactly(sdk, app):
     refund = Event.objects.get(event_name="purchase")
     assert (refund.revenue_amount, refund.revenue_currency) == (Decimal("-0.5"), "EUR")
     assert refund.occurred_at == stored.occurred_at
+
+
+def test_an_event_with_a_lone_surrogate_is_rejected_and_the_rest_stored(sdk, app):
+    raw = json.dumps(batch(app, [event(event_name="bad"), event(event_name="open")]))
+    response = sdk.post("/api/v1/events", raw.replace('"bad"', '"bad\\ud800"'),
+                        content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["data"]["accepted"] == 1
+    assert response.json()["data"]["rejected"] == [{"index": 0, "errors": {
+        "event_name": ["Surrogate characters are not allowed: U+D800."]}}]
+    assert list(Event.objects.values_list("event_name", flat=True)) == ["open"]
