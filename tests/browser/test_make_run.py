@@ -172,10 +172,14 @@ def create_a_key(page, screenshot) -> str:
     page.get_by_role("link", name="New key").first.click()
     page.get_by_role("textbox", name="Name", exact=True).fill("android sdk")
     page.get_by_role("checkbox", name="write").check()
+    # A key that signs its requests shows its signing secret once beside it; the app's signing
+    # mode stays off, so the unsigned requests below are taken (docs/fraud.md).
+    page.get_by_role("checkbox", name="Signs its requests").check()
     page.get_by_role("button", name="Create key").click()
     expect(page.get_by_role("heading", name="Key created")).to_be_visible()
     screenshot("makerun-key-created")
     key = page.get_by_label(re.compile("^API key")).input_value()
+    assert re.fullmatch(r"[0-9a-f]{64}", page.get_by_label("Signing secret").input_value())
     page.get_by_role("link", name="Done: back to the keys").click()
     return key
 
