@@ -213,8 +213,6 @@ class BatchStart:
     ids: list[int]  # PostgreSQL: ids drawn for up to the batch's size; elsewhere none
 
 
-_LINK_SQL = (f"SELECT id, media_source, campaign_id, fraud_status = 'blocked' "
-             f"FROM {Install._meta.db_table} WHERE app_id = %s AND device_id = %s")
 # The link, the claim and the ids in one prepared statement: each statement costs a batch a
 # round trip and, for the claim written as a VALUES list, a parse and plan every time
 # (docs/benchmarks.md, "Event batches in one statement"). The ids to claim come as one JSON
@@ -254,10 +252,8 @@ def event_batch_start(*, app_id: uuid.UUID, device_id: str | None, event_ids: se
 
 def install_link_for_device(*, app_id: uuid.UUID, device_id: str
                             ) -> tuple[uuid.UUID, str | None, str | None, bool] | None:
-    """BatchStart.link, read alone (SQLite's path, and tests comparing the two paths)."""
-    if _postgresql():
-        rows = prepared.fetch(_LINK_SQL, [app_id, device_id])
-        return rows[0] if rows else None
+    """BatchStart.link through the ORM: the path of databases other than PostgreSQL, where
+    event_batch_start reads it in its one statement."""
     row = (Install.objects.filter(app_id=app_id, device_id=device_id)
            .values_list("id", "media_source", "campaign_id", "fraud_status").first())
     return (*row[:3], row[3] == "blocked") if row else None
