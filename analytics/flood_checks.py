@@ -1,4 +1,4 @@
-"""Beat's click-flood check and post-attribution (issue 24, `click_flood`; docs/fraud.md,
+"""Beat's click-flood check and post-attribution (the `click_flood` rule; docs/fraud.md,
 "Click flooding", "Post-attribution"). Never on the request path.
 
 Every run (CELERY_BEAT_SCHEDULE, every 10 minutes), for each app with clicks in the last 7

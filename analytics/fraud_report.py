@@ -1,4 +1,4 @@
-"""The fraud report (issue 24, section 4; docs/fraud.md, "The fraud report"): per media source
+"""The fraud report (docs/fraud.md, "The fraud report"): per media source
 and campaign, the installs of the range by fraud status and reason, post-attribution installs,
 the clicks a click-flood block made ineligible and the bots rule caught, the events of blocked
 installs, and the

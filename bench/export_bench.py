@@ -1,6 +1,5 @@
 """Raw-data export benchmark: rows per second of one worker from the database to Parquet files,
-with its memory sampled throughout (issue 25, "Performance"; docs/benchmarks.md, "Raw-data
-export").
+with its memory sampled throughout (docs/benchmarks.md, "Raw-data export").
 
 Runs `raw_export.writing.write_run` in this process, one topic at a time, as a destination's
 first run (everything committed so far) into a local directory, for the demo app seeded by

@@ -1,4 +1,4 @@
-"""The fraud simulator (issue 24, section 5; docs/fraud.md, "The simulator"): clean traffic with
+"""The fraud simulator (docs/fraud.md, "The simulator"): clean traffic with
 a realistic click-to-install time and each fraud pattern with its truth, driven through the real
 service (gunicorn, the HTTP API, on a database the bench creates), scored per rule.
 

@@ -1,4 +1,4 @@
-"""Click-flood detection (issue 24, `click_flood`; docs/fraud.md, "Click flooding"): whether a
+"""Click-flood detection (the `click_flood` rule; docs/fraud.md, "Click flooding"): whether a
 media source's click-to-install times (CTIT) and conversion rate look like click flooding, and
 the CTIT histogram the fraud report shows. Pure: standard library only, no ORM, no clock.
 

@@ -1,4 +1,4 @@
-"""Raw data delivered to the owner's bucket (issue 25; docs/export.md): destinations, the runs
+"""Raw data delivered to the owner's bucket (docs/export.md): destinations, the runs
 that write hourly Parquet or CSV files to them through the outbox, and reading them back."""
 
 from django.apps import AppConfig

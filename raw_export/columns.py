@@ -1,4 +1,4 @@
-"""The columns of each raw-data topic (issue 25, "Files"; docs/export.md, "Columns"), in the
+"""The columns of each raw-data topic (docs/export.md, "Columns"), in the
 order they are written. Pure: standard library only.
 
 Names follow AppsFlyer's raw-data fields where one exists (`install_time`, `media_source`,

@@ -1,7 +1,7 @@
-"""Writing one part file of a topic (issue 25, "Files"): Parquet through pyarrow, or gzip CSV,
-to a local temporary file the storage then uploads. Rows come in column batches and go to disk
-batch by batch (one Parquet row group, or one CSV block, each), so memory holds one batch
-whatever the part's size.
+"""Writing one part file of a topic (docs/export.md, "Formats"): Parquet through pyarrow, or
+gzip CSV, to a local temporary file the storage then uploads. Rows come in column batches and go
+to disk batch by batch (one Parquet row group, or one CSV block, each), so memory holds one
+batch whatever the part's size.
 
 CSV: UTF-8 without a byte-order mark, comma-separated, LF line ends, a header row; text values
 in double quotes (a quote doubled inside), an empty unquoted value is a null; timestamps as ISO

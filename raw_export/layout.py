@@ -1,4 +1,4 @@
-"""Where each part of a run goes and when an hour is complete (issue 25, "Layout"; docs/export.md,
+"""Where each part of a run goes and when an hour is complete (docs/export.md,
 "Layout"). Pure: standard library only, no clock (the watermark's time is passed in).
 
 `{prefix}/t={topic}/dt={YYYY-MM-DD}/h={H}/part-{NNNNN}-{run}.{ext}`: the hour is not

@@ -1,4 +1,4 @@
-"""Where raw-data files land (issue 25, section 1): an S3-compatible bucket or a local directory.
+"""Where raw-data files land (docs/export.md): an S3-compatible bucket or a local directory.
 
 Both speak the same five operations on keys (`/`-separated paths relative to the storage's root:
 the directory, or the bucket plus an optional key prefix). Every failure is raised as a

@@ -1,6 +1,6 @@
 """One run of a destination: every row of the chosen topics and apps that committed since the
-last run, written as part files hour by hour, then each finished hour's `_SUCCESS` (issue 25,
-"Files"; docs/export.md).
+last run, written as part files hour by hour, then each finished hour's `_SUCCESS` (docs/export.md,
+"Layout", "Nothing lost, nothing twice").
 
 The caller (raw_export's run task) stores the outcome's `until` only once this returns, and
 hands it back as the next run's `since`: the watermarks chain, so every row is in exactly one

@@ -1,4 +1,4 @@
-"""Retention rules (docs/privacy.md, "Retention"; issue 22, part 4). Pure: no ORM, no clock
+"""Retention rules (docs/privacy.md, "Retention"). Pure: no ORM, no clock
 (the time is passed in).
 
 Each app keeps full IP addresses and fingerprints for `ip_retention_days` and its raw rows

@@ -1,5 +1,5 @@
-"""Done when (issue 25): a destination made on the API and pointed at the suite's S3 server
-receives every topic hour by hour through the outbox's runs, DuckDB reads the counts the API
+"""The whole path (docs/export.md): a destination made on the API and pointed at the suite's S3
+server receives every topic hour by hour through the outbox's runs, DuckDB reads the counts the API
 reports, and a second run after more rows writes only those."""
 
 from __future__ import annotations
