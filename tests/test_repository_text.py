@@ -31,7 +31,18 @@ def is_checked(relative: Path) -> bool:
         return False
     if relative.name.upper().startswith(("LICENSE", "LICENCE")):
         return False
-    return relative.suffix in TEXT_SUFFIXES or relative.name in TEXT_NAMES
+    if relative.suffix in TEXT_SUFFIXES or relative.name in TEXT_NAMES:
+        return True
+    return not relative.suffix and is_script(ROOT / relative)
+
+
+def is_script(path: Path) -> bool:
+    """An executable without a suffix (the CI's scripts) is text when it starts with `#!`."""
+    try:
+        with path.open("rb") as file:
+            return file.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def repository_files() -> list[Path]:
@@ -75,6 +86,7 @@ def test_the_walk_sees_code_docs_and_tests_but_not_vendored_assets():
     assert Path("docs/decisions.md") in files
     assert Path("tests/test_repository_text.py") in files
     assert Path("Makefile") in files
+    assert Path(".ci/run") in files
     assert not any("vendor" in path.parts for path in files)
 
 
