@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 # Beat makes the partitions covering today and this many days after it, hourly: a beat outage
-# of up to four days still finds every row a partition of its own (the issue asks for three at
+# of up to four days still finds every row a partition of its own (the requirement is three at
 # least). For weeks this makes the next week from its Thursday before on.
 AHEAD_DAYS = 4
 DAY, WEEK = 1, 7  # the spans a table is partitioned in, in days

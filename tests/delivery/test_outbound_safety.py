@@ -18,7 +18,8 @@ from tests.delivery.conftest import (
 
 pytestmark = pytest.mark.django_db
 
-# The table; each host as it is written in a URL.
+# Addresses that must be refused (docs/delivery.md, "Outbound safety (SSRF)"), each host as it
+# is written in a URL.
 ADDRESS_TABLE = ["127.0.0.1", "10.0.0.1", "169.254.169.254", "100.64.0.1", "[::1]",
                  "[::ffff:127.0.0.1]", "0x7f000001", "2130706433"]
 

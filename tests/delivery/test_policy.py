@@ -67,7 +67,8 @@ def test_a_delivery_whose_worker_was_lost_is_given_up_once_it_had_all_its_tries(
     assert policy.exhausted(attempts_made=4, max_attempts=4)
 
 
-# The address table, in every spelling, plus the neighbours of each category.
+# The addresses docs/delivery.md refuses ("Outbound safety (SSRF)"), in every spelling, plus
+# the neighbours of each category.
 REFUSED = [
     "127.0.0.1", "10.0.0.1", "169.254.169.254", "100.64.0.1", "::1", "::ffff:127.0.0.1",
     "172.16.5.4", "192.168.1.1", "0.0.0.0", "224.0.0.1", "240.0.0.1", "255.255.255.255",

@@ -200,7 +200,7 @@ def test_a_redis_flush_loses_nothing(app, receiver_factory, settings, trusted_ca
 
 def test_an_install_through_the_api_reaches_the_postback_and_the_signed_webhook(
         app, sdk_key, api, owner_api, celery_worker, receiver, tls_receiver):
-    """The issue's "done when": configure both, send an install, see both arrive and logged."""
+    """Delivery end to end: configure both, send an install, see both arrive and logged."""
     created = owner_api.post("/api/v1/postbacks", {
         "app_id": str(app.id), "media_source": "network_a",
         "postback_url": receiver.url("/pb?d={device_id}&src={media_source}&c={campaign_id}"
