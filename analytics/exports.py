@@ -3,7 +3,8 @@ endpoints, `/analytics/export?type=`; blocked installs: docs/fraud.md).
 
 Rows stream from a server-side cursor into csv.writer and leave in blocks of about 64 KB, so
 memory stays flat whatever the row count. One header row, one row per record, RFC 4180
-quoting, times as ISO 8601 UTC with a Z, booleans as true/false, empty cells for nulls. Text
+quoting, times as ISO 8601 UTC with a Z, booleans as true/false, amounts with six decimals
+(docs/analytics.md, "Amounts in exports carry six decimals"), empty cells for nulls. Text
 that came from an SDK or a click URL and starts with = + - @ or a control character is
 prefixed with an apostrophe so a spreadsheet shows it instead of evaluating it as a formula.
 The request is fully validated before the response starts: errors are JSON envelopes.

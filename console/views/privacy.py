@@ -23,6 +23,46 @@ from privacy.models import RequestType, Source, SubjectRequest
 from privacy.serializers import ConsoleRequestInput
 from privacy.views import status_answer
 
+# What a request's `found` names, as a privacy officer reads it, in the order the page lists
+# them: an erasure counts rows per table (the API documents the table names, so they stay
+# there), an access request records per kind. privacy/erasure.py lists every part that returns
+# one.
+FOUND_LABELS = {
+    "tracking_install": "Installs",
+    "tracking_event": "Events",
+    "tracking_click": "Clicks (hot store)",
+    "tracking_clickarchive": "Clicks (archive)",
+    "delivery_delivery": "Postbacks and webhooks",
+    "delivery_deliveryattempt": "Postback and webhook attempts",
+    "links_linkopen": "Link opens",
+    "apple_ads_claim": "Apple Ads claims",
+    "apple_ads_attempt": "Apple Ads claim attempts",
+    "google_ads_claim": "Google Ads claims",
+    "google_ads_attempt": "Google Ads claim attempts",
+    "consent_consentrecord": "Consent records",
+    "installs": "Installs",
+    "events": "Events",
+    "clicks": "Clicks",
+    "deliveries": "Postbacks and webhooks",
+    "link_opens": "Link opens",
+    "apple_ads_claims": "Apple Ads claims",
+    "google_ads_claims": "Google Ads claims",
+    "consent": "Consent records",
+}
+
+
+def found_label(name: str) -> str:
+    """The label of a table or kind in `found`; a name without one is shown as it is."""
+    return FOUND_LABELS.get(name, name)
+
+
+def found_rows(found: dict[str, int] | None) -> list[tuple[str, int]]:
+    """(label, count) per name, installs first as in FOUND_LABELS, unknown names after."""
+    order = {name: n for n, name in enumerate(FOUND_LABELS)}
+    names = sorted(found or {}, key=lambda name: order.get(name, len(order)))
+    return [(found_label(name), found[name]) for name in names]
+
+
 FIELDS = {"subject_request_type": TEXT, "identity_type": TEXT, "identity_value": TEXT}
 LABELS = {"subject_request_type": "Request type", "identity_type": "Identity type",
           "identity_value": "Identity"}
@@ -84,9 +124,9 @@ class PrivacyRequestPage(PrivacyPage):
 
     def get(self, request, app_id, request_id):
         subject_request = self.get_request(request_id)
+        status = status_answer(subject_request, now=timezone.now())
         return render(request, "console/privacy/detail.html", self.context(
-            subject_request=subject_request,
-            status=status_answer(subject_request, now=timezone.now())))
+            subject_request=subject_request, status=status, found=found_rows(status["found"])))
 
     def post(self, request, app_id, request_id):
         """Cancel, while it is pending."""

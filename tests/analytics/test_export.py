@@ -6,9 +6,11 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from django.utils.text import slugify
 
 from tests.analytics.conftest import at, event, install
+from tests.tracking.conftest import sdk  # noqa: F401 - the fixture, shared
 
 pytestmark = pytest.mark.django_db
 
@@ -134,3 +136,41 @@ def test_a_large_export_arrives_in_several_blocks(owner_api, app, scenario):
     assert len(blocks) > 2
     parsed = list(csv.reader(io.StringIO(b"".join(blocks).decode(), newline="")))
     assert [r[2] for r in parsed[1:]] == [f"bulk-{n}" for n in range(3000)]
+
+
+
+AMOUNTS = [("4.99", "4.990000"), ("50", "50.000000"), ("0.000001", "0.000001"),
+           ("12.5", "12.500000")]
+
+
+def amount_cells(client, scenario, day):
+    days = {"start_date": str(day), "end_date": str(day)}
+    _response, events = export(client, scenario, "events", **days)
+    _response, revenue = export(client, scenario, "revenue", **days)
+    return ([row[8] for row in events[1:]], [row[8] for row in revenue[1:]],
+            [row[11] for row in revenue[1:]])
+
+
+def test_amounts_print_with_six_decimals_on_every_database(owner_api, app, scenario):
+    """docs/analytics.md, "Amounts in exports": the column's scale, the same text on SQLite
+    (which hands back what it stored as REAL) and PostgreSQL (numeric(18, 6))."""
+    buyer = install(app, at(scenario.day2, 12), "dev-amounts")
+    for minute, (amount, _cell) in enumerate(AMOUNTS):
+        event(app, at(scenario.day2, 13, minute), "dev-amounts", "purchase", install_row=buyer,
+              amount=amount, currency="USD")
+    cells = [cell for _amount, cell in AMOUNTS]
+    assert amount_cells(owner_api, scenario, scenario.day2) == (cells, cells, cells)
+
+
+def test_amounts_an_sdk_sent_as_json_numbers_print_the_same(
+        owner_api, sdk, app, scenario):  # noqa: F811 - the imported fixture
+    now = timezone.now()
+    response = sdk.post("/api/v1/events", {
+        "app_id": str(app.id), "sdk_version": "2.4.0", "device_id": "dev-json",
+        "events": [{"event_name": "purchase", "session_id": str(uuid.uuid4()),
+                    "timestamp": int(now.timestamp() * 1000) + n,
+                    "properties": {"amount": float(amount), "currency": "USD"}}
+                   for n, (amount, _cell) in enumerate(AMOUNTS)]}, format="json")
+    assert response.status_code == 200, response.content
+    cells = [cell for _amount, cell in AMOUNTS]
+    assert amount_cells(owner_api, scenario, now.date()) == (cells, cells, cells)

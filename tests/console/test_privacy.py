@@ -89,8 +89,22 @@ def test_after_an_erasure_the_install_search_finds_nothing(console, app, world):
     assert str(world.id) not in page
     detail = console.get(f"{installs_url}/{world.id}").content.decode()
     assert GAID not in detail
-    erased = console.get(f"/console/apps/{app.id}/privacy/{SubjectRequest.objects.get().id}")
-    assert "tracking_install" in erased.content.decode()
+
+
+def test_a_completed_erasure_names_what_it_changed_in_words_not_tables(
+        console, app, world):  # noqa: F811
+    file(console, app)
+    stored = SubjectRequest.objects.get()
+    services.request_run(request_id=stored.id)
+    stored.refresh_from_db()
+    page = console.get(f"/console/apps/{app.id}/privacy/{stored.id}").content.decode()
+    assert "<td>Installs</td><td class=\"num\">1</td>" in page
+    assert "<td>Events</td><td class=\"num\">2</td>" in page
+    assert "<td>Clicks (hot store)</td><td class=\"num\">1</td>" in page
+    assert "<td>Link opens</td><td class=\"num\">1</td>" in page
+    assert stored.found["tracking_install"] == 1  # the API's names are unchanged
+    for table in stored.found:
+        assert table not in page
 
 
 def test_another_organizations_app_and_request_are_not_found(console, app, outsider_app,
