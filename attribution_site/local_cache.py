@@ -6,7 +6,9 @@ Read from Redis or PostgreSQL, each costs the install path a round trip: about a
 time. Kept in the process they cost nothing, and the work is keeping every process's copy
 right:
 - a change drops the entry in its own process at once and, once committed, publishes the key
-  on one Redis channel that every process listens to (one daemon thread per process);
+  on one Redis channel that every process listens to (one daemon thread per process), one
+  channel per Redis database: Redis delivers a message to every subscriber of the server,
+  whatever database it selected, and two deployments often share a server on two databases;
 - a process trusts its copies only while its subscription is up and answering pings; when it
   drops, the copies are thrown away and every read goes to the source until it is back;
 - a fill that raced an invalidation is not kept (a generation counter);
@@ -28,12 +30,13 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models.signals import post_delete, post_save
+from redis.connection import parse_url
 
 from attribution_site import redis_clients
 
 logger = logging.getLogger(__name__)
 
-CHANNEL = "attribution:local-cache:invalidate"
+_CHANNEL = "attribution:local-cache:invalidate"
 PING_SECONDS = 1.0
 SILENCE_SECONDS = 3.5  # no message or pong for this long: the subscription is not trusted
 MAX_ENTRIES = 10_000
@@ -97,7 +100,7 @@ class _Subscription:
                                    socket_timeout=10, client_name=subscriber_name(pid))
         pubsub = client.pubsub()
         try:
-            pubsub.subscribe(CHANNEL)
+            pubsub.subscribe(channel(url))
             pinged = 0.0
             while self.pid == pid:
                 message = pubsub.get_message(timeout=PING_SECONDS / 2)
@@ -120,6 +123,11 @@ class _Subscription:
             client.close()
 
 
+def channel(url: str | None = None) -> str:
+    """The invalidation channel of the Redis database `url` (REDIS_URL by default) names."""
+    return f"{_CHANNEL}:{parse_url(url or settings.REDIS_URL).get('db') or 0}"
+
+
 def subscriber_name(pid: int) -> str:
     """The name a process's subscription shows in Redis' CLIENT LIST."""
     return f"attribution-local-cache-{pid}"
@@ -137,7 +145,7 @@ def _publish(name: str, key: str) -> None:
         # Plain, not resting: a revocation must reach the other processes even while this one
         # leaves Redis alone after a failure.
         publisher = redis_clients.client(resting=False, socket_connect_timeout=1, socket_timeout=1)
-        publisher.publish(CHANNEL, f"{name}:{key}")
+        publisher.publish(channel(), f"{name}:{key}")
     except Exception:  # noqa: BLE001 - other processes keep their copy for at most the TTL
         logger.error("could not publish the invalidation of %s %s", name, key, exc_info=True)
 

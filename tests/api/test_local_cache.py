@@ -9,7 +9,7 @@ import redis
 from django.conf import settings as django_settings
 
 from attribution_site import local_cache
-from attribution_site.local_cache import CHANNEL, LocalCache
+from attribution_site.local_cache import LocalCache, channel
 
 pytestmark = pytest.mark.redis
 
@@ -53,7 +53,7 @@ def test_unknown_records_are_never_kept(source):
 
 def test_a_change_in_this_process_is_seen_at_once_and_published(source):
     listener = redis.Redis.from_url(django_settings.REDIS_URL).pubsub()
-    listener.subscribe(CHANNEL)
+    listener.subscribe(channel())
     wait_until(lambda: listener.get_message(timeout=0.1) is not None)  # the confirmation
     cache.get("k", source.load)
     source.value = "v2"
@@ -71,9 +71,35 @@ def test_a_change_in_another_process_drops_the_copy_here(source):
     cache.get("k", source.load)
     source.value = "v2"
     # What another process's invalidate() sends.
-    redis.Redis.from_url(django_settings.REDIS_URL).publish(CHANNEL, "test-things:k")
+    redis.Redis.from_url(django_settings.REDIS_URL).publish(channel(), "test-things:k")
     wait_until(lambda: cache.get("k", source.load) == "v2")
     assert source.reads == 2
+
+
+def _other_database(url: str) -> str:
+    db = int(redis.connection.parse_url(url).get("db") or 0)
+    return f"redis://127.0.0.1:6379/{(db + 1) % 16}"
+
+
+def test_each_redis_database_has_its_own_channel():
+    assert channel("redis://h:6379/3") != channel("redis://h:6379/4")
+    assert channel("redis://h:6379") == channel("redis://h:6379/0") == channel("redis://h/0")
+    assert channel("redis://h:6379/?db=5") == channel("redis://h:6379/5")
+
+
+def test_another_database_on_the_same_server_does_not_reach_this_process(source):
+    """Redis hands a message to every subscriber of the server, whatever database each
+    selected: a staging deployment on database 1 would drop production's copies on 0."""
+    cache.get("k", source.load)
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    wait_until(lambda: dict(client.pubsub_numsub(channel()))[channel().encode()] >= 1)
+    other = channel(_other_database(django_settings.REDIS_URL))
+    assert dict(client.pubsub_numsub(other))[other.encode()] == 0
+    client.publish(other, "test-things:k")
+    client.publish(channel(), "test-things:unrelated")  # heard after the other one, if it were
+    time.sleep(0.3)
+    assert cache.get("k", source.load) == "v1"
+    assert source.reads == 1
 
 
 def test_a_read_that_raced_a_change_is_not_kept(source):

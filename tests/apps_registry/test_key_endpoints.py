@@ -137,7 +137,7 @@ def test_a_revocation_reaches_every_process_that_kept_the_key(
         owner_api, app, sdk_key, live_local_caches, django_capture_on_commit_callbacks):
     key_id = kept_in_this_process(sdk_key)
     other_processes = redis.Redis.from_url(django_settings.REDIS_URL).pubsub()
-    other_processes.subscribe(local_cache.CHANNEL)
+    other_processes.subscribe(local_cache.channel())
     assert other_processes.get_message(timeout=2)["type"] == "subscribe"
     with django_capture_on_commit_callbacks(execute=True):
         assert owner_api.delete(f"/api/v1/keys/{key_id}").status_code == 200
