@@ -21,12 +21,24 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
 import psycopg
 from harness import tree_cpu_seconds
-from hotpaths import BASELINE_PORT, GUNICORN, PYTHON, ROOT, SERVICE_PORT, start, stop, wrk
+from hotpaths import (
+    BASELINE_PORT,
+    CLICKS_PER_NETWORK,
+    GUNICORN,
+    PYTHON,
+    ROOT,
+    SERVICE_PORT,
+    service_env,
+    start,
+    stop,
+    wrk,
+)
 
 FLOOR_PORT = 8104
 
@@ -43,16 +55,7 @@ def parse_args():
     return parser.parse_args()
 
 
-def service_env(args) -> dict:
-    env = dict(os.environ)
-    env.update(DATABASE_URL=args.database, REDIS_URL=args.redis, DEBUG="0",
-               SECRET_KEY="bench-secret-key-bench-secret-key-0000", ALLOWED_HOSTS="127.0.0.1",
-               NUM_PROXIES="1", LOG_LEVEL="WARNING",
-               DJANGO_SETTINGS_MODULE="attribution_site.settings")
-    return env
-
-
-def wrk_env(args, env: dict) -> dict:
+def wrk_env(env: dict) -> dict:
     """The bench app's id, a new key of it and the click counts installs.lua reads."""
     code = ("import django; django.setup()\n"
             "from apps_registry.models import App\n"
@@ -60,12 +63,10 @@ def wrk_env(args, env: dict) -> dict:
             "from tracking.models import Click\n"
             "app = App.objects.get()\n"
             "print(app.id, api_key_create(app=app)[1], Click.objects.filter(app=app).count())\n")
-    import subprocess
-
     app_id, key, clicks = subprocess.run([PYTHON, "-c", code], cwd=ROOT, env=env, check=True,
                                          capture_output=True, text=True).stdout.split()
     return dict(os.environ, BENCH_APP_ID=app_id, BENCH_KEY=key, BENCH_CLICKS=clicks,
-                BENCH_NETWORKS=str(int(clicks) // 10))
+                BENCH_NETWORKS=str(int(clicks) // CLICKS_PER_NETWORK))
 
 
 def postmaster_pid(database: str) -> int:
@@ -76,8 +77,8 @@ def postmaster_pid(database: str) -> int:
 
 def main() -> None:
     args = parse_args()
-    env = service_env(args)
-    client = wrk_env(args, env)
+    env = service_env(args, args.database, args.redis)
+    client = wrk_env(env)
     postmaster = postmaster_pid(args.database)
     servers = {
         "baseline": (start([GUNICORN, "baseline_site:application"],
