@@ -58,3 +58,22 @@ class LargeTableAdmin(admin.ModelAdmin):
 
     show_full_result_count = False
     paginator = EstimatedCountPaginator
+
+
+class ReadOnlyAdmin(LargeTableAdmin):
+    """Rows only the service writes (clicks, installs, events, consent records): listed and
+    read, never added, changed or deleted in the admin."""
+
+    list_per_page = 50
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields]

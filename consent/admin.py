@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from attribution_site.admin_paging import LargeTableAdmin
+from attribution_site.admin_paging import ReadOnlyAdmin
 from consent.consent_data import MANUAL, SHARING_ALL, TCF
 from consent.models import ConsentRecord
 
@@ -41,29 +41,19 @@ class SharingFilterFilter(_FixedValuesFilter):
 
 
 @admin.register(ConsentRecord)
-class ConsentRecordAdmin(LargeTableAdmin):
+class ConsentRecordAdmin(ReadOnlyAdmin):
     list_display = ("applies_from", "app", "install_id", "device_id", "gdpr_applies",
                     "ad_user_data", "ad_personalization", "sharing_filter", "source",
                     "recorded_at")
     list_filter = ("app", "gdpr_applies", "ad_user_data", "ad_personalization",
                    SharingFilterFilter, SourceFilter)
     list_select_related = ("app",)
-    list_per_page = 50
     search_fields = ("=device_id", "=install_id")
     # Ids are UUIDv7, so the newest recorded row comes first and the primary key's index
     # serves the order: no other index leads with a time, and sorting the table per page is
     # the full scan this list avoids.
     ordering = ("-id",)
-    fields = readonly_fields = (
+    fields = (
         "id", "app", "install_id", "device_id", "applies_from", "recorded_at", "gdpr_applies",
         "ad_user_data", "ad_personalization", "sharing_filter", "source", "tcf_policy_version",
         "tcf_cmp_id", "tcf_purposes_consent", "tcf_vendor_755", "tcstring")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

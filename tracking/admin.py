@@ -6,24 +6,8 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
-from attribution_site.admin_paging import LargeTableAdmin
+from attribution_site.admin_paging import ReadOnlyAdmin
 from tracking.models import Click, ClickArchive, Event, Install, Reengagement
-
-
-class ReadOnlyAdmin(LargeTableAdmin):
-    list_per_page = 50
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
 
 
 @admin.register(Click)
