@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from attribution_site import local_cache, redis_clients
 from tests.factories import AppFactory, UserFactory, issue_key
 from tests.pooling import pgbouncer
@@ -160,6 +161,14 @@ def owner_api(owner):
 @pytest.fixture
 def outsider_api(outsider):
     return client_for(outsider)
+
+
+@pytest.fixture
+def operator_client(client, db):
+    """The test client logged in as a superuser: an operator in the Django admin."""
+    operator = User.objects.create_superuser("ops@example.com", "operator-password")
+    client.force_login(operator)
+    return client
 
 
 @pytest.fixture

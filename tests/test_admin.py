@@ -6,18 +6,10 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from accounts.models import User
 from apps_registry.models import ApiKey
 from tests.tracking.conftest import click_through, install_body
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def operator_client(client):
-    operator = User.objects.create_superuser("ops@example.com", "operator-password")
-    client.force_login(operator)
-    return client
 
 
 def test_every_admin_list_and_change_page_opens(operator_client, api, sdk_key, app, owner):

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.urls import reverse
 
-from accounts.models import User
 from attribution_site.ids import uuid7
 from consent import services
 from consent.consent_data import Consent
@@ -21,13 +20,6 @@ GRANTED = Consent(gdpr_applies=True, ad_user_data=True, ad_personalization=True,
 DENIED = Consent(gdpr_applies=True, ad_user_data=False, ad_personalization=False,
                  source="manual", sharing_filter="all")
 LIST = reverse("admin:consent_consentrecord_changelist")
-
-
-@pytest.fixture
-def operator_client(client):
-    operator = User.objects.create_superuser("ops@example.com", "operator-password")
-    client.force_login(operator)
-    return client
 
 
 @pytest.fixture

@@ -5,19 +5,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import User
 from links.models import Link, LinkDomain
 from tests.admin_browser import operator_logged_in
 from tests.tracking.conftest import ANDROID_BROWSER
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def operator_client(client):
-    operator = User.objects.create_superuser("ops@example.com", "operator-password")
-    client.force_login(operator)
-    return client
 
 
 @pytest.fixture
