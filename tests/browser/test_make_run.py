@@ -362,6 +362,9 @@ def the_sdk_page_shows_the_app_id_and_the_key_prefix(page, screenshot, app_id, k
     expect(page.get_by_label("App id")).to_have_value(app_id)
     expect(page.get_by_text("Use the key")).to_contain_text(key[:len("ak_") + 12])
     assert key not in page.content()
+    # The key signs its requests (made so above): the code shows the signing step.
+    expect(page.get_by_text("It signs its requests, so the code below signs each one")
+           ).to_be_visible()
     screenshot("makerun-sdk-setup")
 
 
