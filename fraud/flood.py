@@ -83,8 +83,8 @@ class Thresholds:
     # The false-flag rate per judgement of a clean source that converts poorly (the only clean
     # source the conversion test lets through). Beat judges every 10 minutes over a window that
     # barely moves between runs, so it is close to a rate per source-day (measured in
-    # docs/fraud.md): 0.05 would flag such a network on about one day a month, 0.001 on at most
-    # one day in a thousand, and 5 late installs of 12 still suffice.
+    # docs/fraud.md): 0.05 flagged such a network on one day in 30 to 70, 0.001 on under one in
+    # a thousand at the published share, and 5 late installs of 12 still suffice.
     alpha: float = 0.001
     # Clean traffic: 94-95% of installs within 24 h of the click; the upper end of the late
     # share, so a clean source at the published figure is flagged at most `alpha` of the time.
