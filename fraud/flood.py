@@ -14,15 +14,16 @@ when both hold:
   (`clean_share_after_day`, 6%), and, once the app's other sources have `min_app_installs`
   installs, Fisher's exact test against their pooled late share (an app whose users install
   slowly raises the bar for all its sources; the two-sample test counts the pool's own
-  sampling error, which plugging its share in as if exact would not). Whatever the true late
-  share of a clean source, clean by either definition, it is flagged with a probability of at
-  most `alpha`, for a dozen installs as for a thousand: the evidence decides, not a minimum
-  sample (3 installs, all late, are the smallest a flag can rest on; 5 of 12; 6 of 20).
+  sampling error, which plugging its share in as if exact would not). A source no later than
+  published clean traffic, or than the app's other sources where they are tested, is flagged
+  with a probability of at most `alpha`, for a dozen installs as for a thousand: the evidence
+  decides, not a minimum sample (3 installs, all late, are the smallest a flag can rest on;
+  5 late of 12; 6 of 20).
 - low conversion: installs per click at most `max_rate_vs_norm` of the app's norm, the median
   rate of its other sources that have `min_norm_clicks` clicks (`default_norm` when none has).
 Neither test alone: a source whose users install late (a long consideration) converts normally,
-and a poorly converting network still shows a clean CTIT, so the late-share test alone bounds
-the false flags of the one clean source that passes the conversion test.
+and a poorly converting network still shows a clean CTIT. That network is the one kind of
+clean source the conversion test lets through, and `alpha` bounds its false flags.
 
 The density ratio (installs per hour of click age over 1-7 days against those over 1-24 h: a
 uniform flood about 1.0, clean traffic about 0.04) is reported, no longer tested: it measures the
