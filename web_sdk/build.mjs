@@ -18,7 +18,7 @@ const common = {
   bundle: true,
   minify: true,
   format: "iife",
-  target: "es2019",
+  target: "es2020",
   platform: "browser",
   legalComments: "none",
   charset: "utf8",

@@ -73,6 +73,7 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
   let transport: Transport | null = null;
   let pending: Array<[run: () => void, drop: () => void]> = [];
   let optedOut = store.get(KEYS.optOut) === "1" || jar.get(KEYS.optOut) === "1";
+  let unmeasured = false; // the browser keeps nothing: the start failed and never comes
   let consent = readJson<Consent>(store, KEYS.consent);
   let visit: VisitAnswer | null = null;
   let bannerBase: string | undefined;
@@ -83,7 +84,7 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
 
   /** Runs `run` once started; `drop` when it never will (opt-out, or too many waiting). */
   function whenStarted(run: () => void, drop: () => void = () => {}): void {
-    if (optedOut) drop();
+    if (optedOut || unmeasured) drop();
     else if (transport) run();
     else if (pending.length < PENDING_MAX) pending.push([run, drop]);
     else drop();
@@ -92,6 +93,8 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
   // Resolves once the page's visit is on its way: other sends follow it, so the server meets a
   // new web id's install before anything else of it.
   let visitSent: Promise<void> = Promise.resolve();
+  // Resolves once the page's visit is answered (or failed): the banner credits its source.
+  let visitAnswered: Promise<void> = Promise.resolve();
   const post = (path: string, body: object) => {
     const [sending, id] = [transport, webId];
     if (sending && id) void visitSent.then(() => sending.post(path, { web_id: id, ...body }));
@@ -102,6 +105,7 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
     const id = webIdLoad(store, jar) || uuid(w.crypto);
     if (!webIdSave(store, jar, id)) {
       warn(w, "this browser keeps neither localStorage nor cookies: nothing is measured");
+      unmeasured = true;
       settleInit(null);
       pending.forEach(([, drop]) => drop());
       pending = [];
@@ -124,7 +128,7 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
     let dispatched = () => {};
     visitSent = new Promise((resolve) => (dispatched = resolve));
     // Sends kept from earlier pages go first: the first visit of a web id is its install.
-    void sending
+    visitAnswered = sending
       .flush()
       .then(() => {
         try {
@@ -170,13 +174,13 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
     const turn = bannerTurn;
     if (bannerShown) return true;
     if (optedOut || !transport || !webId) return false;
-    const config = given || (await transport.get<BannerConfig>(PATHS.banner, { web_id: webId }));
+    if (Number(store.get(KEYS.bannerDismissed)) > Date.now()) return false; // asks nothing then
+    const [config] = await Promise.all([given || transport.get<BannerConfig>(PATHS.banner, { web_id: webId }), visitAnswered]);
     if (!isObject(config)) return false;
     bannerBase = config.link;
     const platforms = Array.isArray(config.platforms) ? config.platforms : [];
     if (!platforms.includes(platformOf(nav.userAgent || "", nav.maxTouchPoints || 0))) return false;
-    if (Number(store.get(KEYS.bannerDismissed)) > Date.now()) return false;
-    const link = bannerLinkUrl(config, visit?.attribution || null, options.deep_link_value ?? config.deep_link_value, {
+    const link = bannerLinkUrl(config, api.getAttribution()?.attribution || null, options.deep_link_value ?? config.deep_link_value, {
       webId,
       pathname: w.location.pathname,
     });

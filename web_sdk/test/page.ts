@@ -10,7 +10,8 @@ import { Window } from "happy-dom";
 import { vi } from "vitest";
 import { createAttribution, type Api } from "../src/sdk";
 
-export type Win = Window & typeof globalThis;
+/** The page as the SDK sees it: a DOM window (happy-dom's, typed as the standard one). */
+export type Win = globalThis.Window & typeof globalThis;
 
 const PUBLIC_SUFFIXES = new Set(["com", "test", "uk", "co.uk", "example"]);
 
