@@ -46,9 +46,9 @@ clean:
 
 # The web script (web_sdk/README.md). Its built files are committed in static/web_sdk/, so that
 # `make run` needs no Node.js. make sdk: build them after changing web_sdk/src/. make sdk-check
-# (CI): install the pinned packages afresh, type-check, run the unit tests, rebuild, and fail
-# when the build differs from the committed files. npm takes packages from its cache when it
-# has them, so both work offline after a first install.
+# (CI): install the pinned packages afresh, check the formatting (prettier) and the types, run
+# the unit tests, rebuild, and fail when the build differs from the committed files. npm takes
+# packages from its cache when it has them, so both work offline after a first install.
 SDK_NPM := npm --prefix web_sdk
 SDK_BUILT := web_sdk/dist static/web_sdk
 
@@ -60,6 +60,7 @@ sdk: web_sdk/node_modules/.package-lock.json
 
 sdk-check:
 	cd web_sdk && npm ci --prefer-offline
+	$(SDK_NPM) run lint
 	$(SDK_NPM) run typecheck
 	$(SDK_NPM) test
 	$(SDK_NPM) run build

@@ -28,12 +28,29 @@ const common = {
 
 const text = (result) => result.outputFiles[0].text;
 
-const css = text(await esbuild.build({ ...common, entryPoints: ["src/banner/banner.css"], format: undefined, outfile: "banner.css" }));
+const css = text(
+  await esbuild.build({
+    ...common,
+    entryPoints: ["src/banner/banner.css"],
+    format: undefined,
+    outfile: "banner.css",
+  }),
+);
 const main = text(
-  await esbuild.build({ ...common, entryPoints: ["src/main.ts"], outfile: "v1.js", define: { __SDK_VERSION__: JSON.stringify(version) } }),
+  await esbuild.build({
+    ...common,
+    entryPoints: ["src/main.ts"],
+    outfile: "v1.js",
+    define: { __SDK_VERSION__: JSON.stringify(version) },
+  }),
 );
 const banner = text(
-  await esbuild.build({ ...common, entryPoints: ["src/banner/entry.ts"], outfile: "banner-v1.js", define: { __BANNER_CSS__: JSON.stringify(css.trim()) } }),
+  await esbuild.build({
+    ...common,
+    entryPoints: ["src/banner/entry.ts"],
+    outfile: "banner-v1.js",
+    define: { __BANNER_CSS__: JSON.stringify(css.trim()) },
+  }),
 );
 
 const files = { "v1.js": main, "banner-v1.js": banner, "banner-v1.css": css };
@@ -43,9 +60,15 @@ let over = false;
 for (const [name, content] of Object.entries(files)) {
   const bytes = Buffer.from(content, "utf8");
   const gzipBytes = gzipSync(bytes, { level: 9 }).length;
-  manifest.files[name] = { bytes: bytes.length, gzip_bytes: gzipBytes, sha256: createHash("sha256").update(bytes).digest("hex") };
+  manifest.files[name] = {
+    bytes: bytes.length,
+    gzip_bytes: gzipBytes,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+  };
   writeFileSync(`${DIST}/${name}`, bytes);
-  console.log(`${name.padEnd(14)} ${String(bytes.length).padStart(6)} B  ${String(gzipBytes).padStart(5)} B gzipped`);
+  console.log(
+    `${name.padEnd(14)} ${String(bytes.length).padStart(6)} B  ${String(gzipBytes).padStart(5)} B gzipped`,
+  );
   if (name.endsWith(".js") && gzipBytes > BUDGET_GZIP_BYTES) {
     console.error(`${name} is over its budget of ${BUDGET_GZIP_BYTES} B gzipped`);
     over = true;
@@ -55,4 +78,5 @@ writeFileSync(`${DIST}/manifest.json`, JSON.stringify(manifest, null, 2) + "\n")
 if (over) process.exit(1);
 
 mkdirSync(SERVED, { recursive: true });
-for (const name of [...Object.keys(files), "manifest.json"]) copyFileSync(`${DIST}/${name}`, `${SERVED}/${name}`);
+for (const name of [...Object.keys(files), "manifest.json"])
+  copyFileSync(`${DIST}/${name}`, `${SERVED}/${name}`);

@@ -43,7 +43,12 @@ export type LinkContext = { webId: string | null; pathname: string };
  * The URL for a web-to-app button, or null without an http(s) base link. `params` go first so
  * that they can never replace what the script itself sets.
  */
-export function appLinkUrl(base: string | undefined, opts: AppLinkOptions, ctx: LinkContext, via: "banner" | "app_link"): string | null {
+export function appLinkUrl(
+  base: string | undefined,
+  opts: AppLinkOptions,
+  ctx: LinkContext,
+  via: "banner" | "app_link",
+): string | null {
   const url = httpUrl(base);
   if (!url) return null;
   const query = url.searchParams;
@@ -60,7 +65,12 @@ export function appLinkUrl(base: string | undefined, opts: AppLinkOptions, ctx: 
  * The banner's button: media source `web_banner`, or the visit's own source and campaign when the
  * banner carries them over and the visit had a paid one.
  */
-export function bannerLinkUrl(config: BannerConfig, visit: Attribution | null, deepLink: string | null, ctx: LinkContext): string | null {
+export function bannerLinkUrl(
+  config: BannerConfig,
+  visit: Attribution | null,
+  deepLink: string | null,
+  ctx: LinkContext,
+): string | null {
   const carried = config.carry_visit_source && visit && !visit.isOrganic && visit.mediaSource;
   return appLinkUrl(
     config.link,

@@ -153,7 +153,7 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
   }
 
   function loadBanner(): Promise<BannerModule | null> {
-    const loaded = () => ((w as unknown as Record<string, BannerModule | undefined>)[BANNER_GLOBAL]) || null;
+    const loaded = () => (w as unknown as Record<string, BannerModule | undefined>)[BANNER_GLOBAL] || null;
     bannerModule ??= new Promise((resolve) => {
       if (loaded()) return resolve(loaded());
       // From beside the main script, so the site's script-src that let it in lets this in too.
@@ -175,15 +175,23 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
     if (bannerShown) return true;
     if (optedOut || !transport || !webId) return false;
     if (Number(store.get(KEYS.bannerDismissed)) > Date.now()) return false; // asks nothing then
-    const [config] = await Promise.all([given || transport.get<BannerConfig>(PATHS.banner, { web_id: webId }), visitAnswered]);
+    const [config] = await Promise.all([
+      given || transport.get<BannerConfig>(PATHS.banner, { web_id: webId }),
+      visitAnswered,
+    ]);
     if (!isObject(config)) return false;
     bannerBase = config.link;
     const platforms = Array.isArray(config.platforms) ? config.platforms : [];
     if (!platforms.includes(platformOf(nav.userAgent || "", nav.maxTouchPoints || 0))) return false;
-    const link = bannerLinkUrl(config, api.getAttribution()?.attribution || null, options.deep_link_value ?? config.deep_link_value, {
-      webId,
-      pathname: w.location.pathname,
-    });
+    const link = bannerLinkUrl(
+      config,
+      api.getAttribution()?.attribution || null,
+      options.deep_link_value ?? config.deep_link_value,
+      {
+        webId,
+        pathname: w.location.pathname,
+      },
+    );
     if (!link) return false;
     const banner = await loadBanner();
     if (!banner || optedOut || turn !== bannerTurn) return false;
@@ -247,7 +255,10 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
       if (typeof eventName !== "string" || !eventName) return warn(w, "track needs an event name");
       if (properties != null && !isObject(properties)) return warn(w, "track's properties must be an object");
       // Fixed at the call: an event waiting for consent keeps the time it happened.
-      const event = { event_name: eventName, properties: JSON.parse(JSON.stringify(properties || {})) as object };
+      const event = {
+        event_name: eventName,
+        properties: JSON.parse(JSON.stringify(properties || {})) as object,
+      };
       const at = { timestamp: Date.now(), event_id: uuid(w.crypto) };
       whenStarted(() => {
         const gpc = (nav as { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
@@ -271,7 +282,8 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
       consent = next;
       // The visitor answered the site's prompt: from here on the script may keep things.
       store.set(KEYS.consent, JSON.stringify(next));
-      if (waitingForConsent) start(); // its visit carries the consent
+      if (waitingForConsent)
+        start(); // its visit carries the consent
       else if (changed) post(PATHS.consent, { ...next, timestamp: Date.now() });
     },
 
@@ -300,7 +312,8 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
       return isObject(stored) && isWebId(stored.webId as string) ? stored : null;
     },
 
-    showBanner: (options?: BannerOptions): Promise<boolean> => bannerRequest(isObject(options) ? options : {}),
+    showBanner: (options?: BannerOptions): Promise<boolean> =>
+      bannerRequest(isObject(options) ? options : {}),
 
     hideBanner(): void {
       bannerTurn++;
@@ -310,11 +323,22 @@ export function createAttribution(w: Window & typeof globalThis, scriptSrc?: str
 
     appLink(options?: AppLinkOptions): string | null {
       const chosen = isObject(options) ? (options as AppLinkOptions) : {};
-      return appLinkUrl(chosen.link || bannerBase, chosen, { webId: methods.getWebId(), pathname: w.location.pathname }, "app_link");
+      return appLinkUrl(
+        chosen.link || bannerBase,
+        chosen,
+        { webId: methods.getWebId(), pathname: w.location.pathname },
+        "app_link",
+      );
     },
   };
 
-  const fallbacks: Record<string, unknown> = { init: null, showBanner: false, getWebId: null, getAttribution: null, appLink: null };
+  const fallbacks: Record<string, unknown> = {
+    init: null,
+    showBanner: false,
+    getWebId: null,
+    getAttribution: null,
+    appLink: null,
+  };
   const api = { version: SDK_VERSION } as Api;
   for (const [name, method] of Object.entries(methods)) {
     const fallback = fallbacks[name] ?? undefined;

@@ -80,7 +80,14 @@ function cookieRead(doc: Document, name: string): string | null {
   return null;
 }
 
-function cookieWrite(doc: Document, name: string, value: string, maxAge: number, domain: string, secure: boolean): void {
+function cookieWrite(
+  doc: Document,
+  name: string,
+  value: string,
+  maxAge: number,
+  domain: string,
+  secure: boolean,
+): void {
   try {
     doc.cookie =
       `${name}=${encodeURIComponent(value)}; path=/; max-age=${maxAge}; samesite=lax` +

@@ -52,7 +52,13 @@ export function queueWrite(store: Store, entries: QueueEntry[]): void {
   else store.del(KEYS.queue);
 }
 
-export function createTransport(w: Window & typeof globalThis, store: Store, endpoint: string, key: string, stopped: () => boolean): Transport {
+export function createTransport(
+  w: Window & typeof globalThis,
+  store: Store,
+  endpoint: string,
+  key: string,
+  stopped: () => boolean,
+): Transport {
   const inflight = new Set<QueueEntry>();
   let flushing: Promise<void> | null = null;
   const url = (path: string, query: Record<string, string> = {}) =>
@@ -63,7 +69,10 @@ export function createTransport(w: Window & typeof globalThis, store: Store, end
     if (!stopped() && !entries.some((e) => e.i === entry.i)) queueWrite(store, [...entries, entry]);
   };
   const forget = (entry: QueueEntry) =>
-    queueWrite(store, queueRead(store, Date.now()).filter((e) => e.i !== entry.i));
+    queueWrite(
+      store,
+      queueRead(store, Date.now()).filter((e) => e.i !== entry.i),
+    );
 
   async function attempt(entry: QueueEntry): Promise<[Outcome, unknown?]> {
     if (stopped()) return ["drop"];
@@ -75,7 +84,12 @@ export function createTransport(w: Window & typeof globalThis, store: Store, end
     inflight.add(entry);
     try {
       if (typeof w.fetch !== "function") return [w.navigator.sendBeacon(url(entry.p), body) ? "ok" : "retry"];
-      const response = await w.fetch(url(entry.p), { method: "POST", body, keepalive: true, credentials: "omit" });
+      const response = await w.fetch(url(entry.p), {
+        method: "POST",
+        body,
+        keepalive: true,
+        credentials: "omit",
+      });
       const outcome = outcomeOf(response.status);
       let answer: Envelope<unknown> | undefined;
       try {

@@ -6,8 +6,10 @@ import type { BannerView } from "../src/banner/contract";
 import type { BannerConfig } from "../src/wire";
 import { newBrowser, openPage, sdkOn, settle, visitAnswer, type Browser, type Win } from "./page";
 
-const ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
-const DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
+const ANDROID =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
+const DESKTOP =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 
 const view = (over: Partial<BannerView> = {}): BannerView => ({
   title: "Shop",
@@ -27,7 +29,8 @@ const shadowOf = (win: Win) => win.document.querySelector("[data-attribution-ban
 /** Every element of the banner, the host included, has no style attribute. */
 function styleAttributes(win: Win): number {
   const host = win.document.querySelector("[data-attribution-banner]")!;
-  return [host, ...Array.from(host.shadowRoot!.querySelectorAll("*"))].filter((e) => e.hasAttribute("style")).length;
+  return [host, ...Array.from(host.shadowRoot!.querySelectorAll("*"))].filter((e) => e.hasAttribute("style"))
+    .length;
 }
 
 describe("the banner module", () => {
@@ -43,7 +46,9 @@ describe("the banner module", () => {
     expect(root.querySelector(".banner")!.hasAttribute("hidden")).toBe(false);
     expect(root.adoptedStyleSheets).toHaveLength(1);
     expect(root.querySelector("link, style")).toBeNull();
-    expect(win.document.querySelector("[data-attribution-banner]")!.getAttribute("data-position")).toBe("bottom");
+    expect(win.document.querySelector("[data-attribution-banner]")!.getAttribute("data-position")).toBe(
+      "bottom",
+    );
     expect(styleAttributes(win)).toBe(0);
   });
 
@@ -106,11 +111,20 @@ const CONFIG: BannerConfig = {
 };
 
 /** The service: a paid visit, the banner config; and the banner module served beside the script. */
-function service(browser: Browser, config: BannerConfig | null = CONFIG, visitExtra: Record<string, unknown> = {}) {
+function service(
+  browser: Browser,
+  config: BannerConfig | null = CONFIG,
+  visitExtra: Record<string, unknown> = {},
+) {
   browser.network.answer = (r) => {
-    if (r.url.pathname === "/api/v1/web/banner") return { status: 200, body: { success: true, data: config } };
+    if (r.url.pathname === "/api/v1/web/banner")
+      return { status: 200, body: { success: true, data: config } };
     if (r.url.pathname === "/api/v1/web/visits")
-      return visitAnswer(r.body.web_id, { mediaSource: "newsletter", campaignId: "spring", matchType: "utm", isOrganic: false }, visitExtra);
+      return visitAnswer(
+        r.body.web_id,
+        { mediaSource: "newsletter", campaignId: "spring", matchType: "utm", isOrganic: false },
+        visitExtra,
+      );
     return { status: 200, body: { success: true, data: {} } };
   };
 }
@@ -182,7 +196,11 @@ describe("showBanner", () => {
     (root.querySelector("a.go") as HTMLElement).click();
     (root.querySelector("button.close") as HTMLElement).click();
     await settle();
-    expect(browser.network.to("/api/v1/web/banner-events").map((r) => r.body.kind)).toEqual(["view", "click", "dismiss"]);
+    expect(browser.network.to("/api/v1/web/banner-events").map((r) => r.body.kind)).toEqual([
+      "view",
+      "click",
+      "dismiss",
+    ]);
     const until = Number(browser.storage.get("_attr_banner_dismissed"));
     expect(until - Date.now()).toBeGreaterThan(3 * 86400000 - 60000);
 

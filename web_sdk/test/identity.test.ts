@@ -9,13 +9,19 @@ const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}
 
 describe("uuid", () => {
   test("is crypto.randomUUID where there is one", () => {
-    expect(uuid({ randomUUID: () => "11111111-2222-4333-8444-555555555555" } as unknown as Crypto)).toBe("11111111-2222-4333-8444-555555555555");
+    expect(uuid({ randomUUID: () => "11111111-2222-4333-8444-555555555555" } as unknown as Crypto)).toBe(
+      "11111111-2222-4333-8444-555555555555",
+    );
   });
 
   test("is a v4 UUID from getRandomValues on an http page (no randomUUID)", () => {
     const fill = (bytes: Uint8Array) => bytes.fill(0xff);
     expect(uuid({ getRandomValues: fill } as unknown as Crypto)).toBe("ffffffff-ffff-4fff-bfff-ffffffffffff");
-    const drawn = new Set(Array.from({ length: 50 }, () => uuid({ getRandomValues: (b: Uint8Array) => crypto.getRandomValues(b) } as Crypto)));
+    const drawn = new Set(
+      Array.from({ length: 50 }, () =>
+        uuid({ getRandomValues: (b: Uint8Array) => crypto.getRandomValues(b) } as Crypto),
+      ),
+    );
     expect(drawn.size).toBe(50);
     drawn.forEach((id) => expect(id).toMatch(V4));
   });

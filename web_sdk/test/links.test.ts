@@ -5,10 +5,14 @@ import { bannerLinkUrl, deepLinkValue, platformOf } from "../src/links";
 import type { BannerConfig } from "../src/wire";
 import { newBrowser, openPage, sdkOn, visitAnswer } from "./page";
 
-const ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
-const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
-const IPAD_AS_MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15";
-const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
+const ANDROID =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const IPAD_AS_MAC =
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15";
+const WINDOWS =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 
 const config = (over: Partial<BannerConfig> = {}): BannerConfig => ({
   title: "Shop",
@@ -73,7 +77,9 @@ describe("appLink", () => {
   test("without a link is the banner's link once a banner was fetched, else null", async () => {
     const browser = newBrowser();
     browser.network.answer = (r) =>
-      r.url.pathname === "/api/v1/web/banner" ? { status: 200, body: { success: true, data: config({ platforms: [] }) } } : visitAnswer(r.body.web_id);
+      r.url.pathname === "/api/v1/web/banner"
+        ? { status: 200, body: { success: true, data: config({ platforms: [] }) } }
+        : visitAnswer(r.body.web_id);
     const api = sdkOn(openPage("https://shop.example/", browser));
     await api.init({ key: "k" });
     expect(api.appLink()).toBeNull();

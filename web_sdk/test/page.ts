@@ -22,7 +22,9 @@ export class CookieJar {
   cookies: Cookie[] = [];
 
   visible(host: string): Cookie[] {
-    return this.cookies.filter((c) => (c.hostOnly ? c.domain === host : host === c.domain || host.endsWith("." + c.domain)));
+    return this.cookies.filter((c) =>
+      c.hostOnly ? c.domain === host : host === c.domain || host.endsWith("." + c.domain),
+    );
   }
 
   write(host: string, text: string): void {
@@ -42,7 +44,9 @@ export class CookieJar {
       }
       if (key.toLowerCase() === "max-age" && Number(given) <= 0) expired = true;
     }
-    this.cookies = this.cookies.filter((c) => !(c.name === name && c.domain === domain && c.hostOnly === hostOnly));
+    this.cookies = this.cookies.filter(
+      (c) => !(c.name === name && c.domain === domain && c.hostOnly === hostOnly),
+    );
     if (!expired) this.cookies.push({ name, value, domain, hostOnly, attributes: attributes.join("; ") });
   }
 }
@@ -76,7 +80,11 @@ export class Network {
 
 export type Browser = { storage: Map<string, string>; jar: CookieJar; network: Network };
 
-export const newBrowser = (): Browser => ({ storage: new Map(), jar: new CookieJar(), network: new Network() });
+export const newBrowser = (): Browser => ({
+  storage: new Map(),
+  jar: new CookieJar(),
+  network: new Network(),
+});
 
 export type PageOptions = { userAgent?: string; referrer?: string; gpc?: boolean; maxTouchPoints?: number };
 
@@ -93,7 +101,11 @@ export function openPage(url: string, browser: Browser, options: PageOptions = {
   const host = win.location.hostname;
   Object.defineProperty(win.document, "cookie", {
     configurable: true,
-    get: () => browser.jar.visible(host).map((c) => `${c.name}=${c.value}`).join("; "),
+    get: () =>
+      browser.jar
+        .visible(host)
+        .map((c) => `${c.name}=${c.value}`)
+        .join("; "),
     set: (text: string) => browser.jar.write(host, text),
   });
   const storage = {
@@ -103,9 +115,16 @@ export function openPage(url: string, browser: Browser, options: PageOptions = {
   };
   Object.defineProperty(win, "localStorage", { configurable: true, get: () => storage });
   Object.defineProperty(win.document, "referrer", { configurable: true, get: () => options.referrer ?? "" });
-  if (options.gpc !== undefined) Object.defineProperty(win.navigator, "globalPrivacyControl", { configurable: true, get: () => options.gpc });
+  if (options.gpc !== undefined)
+    Object.defineProperty(win.navigator, "globalPrivacyControl", {
+      configurable: true,
+      get: () => options.gpc,
+    });
   if (options.maxTouchPoints !== undefined)
-    Object.defineProperty(win.navigator, "maxTouchPoints", { configurable: true, get: () => options.maxTouchPoints });
+    Object.defineProperty(win.navigator, "maxTouchPoints", {
+      configurable: true,
+      get: () => options.maxTouchPoints,
+    });
   (win as unknown as { fetch: unknown }).fetch = browser.network.fetch;
   return win;
 }
@@ -121,14 +140,24 @@ export const settle = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 };
 
-export const visitAnswer = (webId: string, attribution: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+export const visitAnswer = (
+  webId: string,
+  attribution: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) => ({
   status: 201,
   body: {
     success: true,
     data: {
       webId,
       isNew: true,
-      attribution: { mediaSource: null, campaignId: null, matchType: "organic", isOrganic: true, ...attribution },
+      attribution: {
+        mediaSource: null,
+        campaignId: null,
+        matchType: "organic",
+        isOrganic: true,
+        ...attribution,
+      },
       ...extra,
     },
   },

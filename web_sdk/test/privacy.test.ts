@@ -27,9 +27,15 @@ describe("with requireConsent", () => {
     api.setConsent({ ad_user_data: true, ad_personalization: false });
     await started;
     await settle();
-    expect(browser.network.requests.map((r) => r.url.pathname)).toEqual(["/api/v1/web/visits", "/api/v1/web/events"]);
+    expect(browser.network.requests.map((r) => r.url.pathname)).toEqual([
+      "/api/v1/web/visits",
+      "/api/v1/web/events",
+    ]);
     const [visit, event] = browser.network.requests;
-    expect(visit.body).toMatchObject({ utm_source: "ads", consent: { ad_user_data: true, ad_personalization: false } });
+    expect(visit.body).toMatchObject({
+      utm_source: "ads",
+      consent: { ad_user_data: true, ad_personalization: false },
+    });
     expect(event.body.web_id).toBe(visit.body.web_id);
     expect(browser.network.to("/api/v1/web/consent")).toEqual([]); // the visit said it
     expect(browser.storage.get("_attr_consent")).toBe('{"ad_user_data":true,"ad_personalization":false}');
@@ -55,14 +61,18 @@ describe("with requireConsent", () => {
     void api.init({ key: "k", requireConsent: true });
     api.setConsent({ ad_user_data: "yes" as unknown as boolean });
     await settle();
-    expect(browser.network.requests[0].body.consent).toEqual({ ad_user_data: null, ad_personalization: null });
+    expect(browser.network.requests[0].body.consent).toEqual({
+      ad_user_data: null,
+      ad_personalization: null,
+    });
   });
 });
 
 describe("optOut", () => {
   test("removes the web id, the cookie and the queue, remembers itself and sends nothing more", async () => {
     const browser = newBrowser();
-    browser.network.answer = (r) => (r.url.pathname.endsWith("/events") ? "offline" : { status: 201, body: { success: true, data: {} } });
+    browser.network.answer = (r) =>
+      r.url.pathname.endsWith("/events") ? "offline" : { status: 201, body: { success: true, data: {} } };
     const api = sdkOn(openPage("https://www.shop.example/", browser));
     await api.init({ key: "k" });
     api.track("failed-send");
@@ -79,10 +89,14 @@ describe("optOut", () => {
 
     expect(browser.network.requests).toHaveLength(sent);
     expect([...browser.storage.entries()]).toEqual([["_attr_optout", "1"]]);
-    expect(browser.jar.cookies.map((c) => [c.name, c.value, c.domain])).toEqual([["_attr_optout", "1", "shop.example"]]);
+    expect(browser.jar.cookies.map((c) => [c.name, c.value, c.domain])).toEqual([
+      ["_attr_optout", "1", "shop.example"],
+    ]);
     expect(api.getWebId()).toBeNull();
     expect(api.getAttribution()).toBeNull();
-    expect(api.appLink({ link: "https://go.shop.example/abc" })).toBe("https://go.shop.example/abc?web_via=app_link");
+    expect(api.appLink({ link: "https://go.shop.example/abc" })).toBe(
+      "https://go.shop.example/abc?web_via=app_link",
+    );
   });
 
   test("is remembered: a later page, even on another subdomain, sends nothing", async () => {

@@ -15,7 +15,11 @@ describe("a send that fails", () => {
     first.track("one");
     first.track("two");
     await settle();
-    expect(stored(browser.storage).map((e) => e.p)).toEqual(["/api/v1/web/visits", "/api/v1/web/events", "/api/v1/web/events"]);
+    expect(stored(browser.storage).map((e) => e.p)).toEqual([
+      "/api/v1/web/visits",
+      "/api/v1/web/events",
+      "/api/v1/web/events",
+    ]);
 
     browser.network.answer = () => ({ status: 202, body: { success: true, data: {} } });
     browser.network.requests = [];
@@ -36,21 +40,30 @@ describe("a send that fails", () => {
     browser.network.requests = [];
     await sdkOn(openPage("https://shop.example/", browser)).init({ key: "new-key" });
     await settle();
-    expect(browser.network.requests.map((r) => r.url.searchParams.get("key"))).toEqual(["new-key", "new-key"]);
+    expect(browser.network.requests.map((r) => r.url.searchParams.get("key"))).toEqual([
+      "new-key",
+      "new-key",
+    ]);
   });
 
   test("with 429 or a 5xx is kept; with another 4xx is dropped with a warning", async () => {
     const browser = newBrowser();
     const status: Record<string, number> = { a: 429, b: 503, c: 400, d: 403, e: 408 };
     browser.network.answer = (r) =>
-      r.body.event_name ? { status: status[r.body.event_name], body: { success: false, error: { message: "no" } } } : { status: 201 };
+      r.body.event_name
+        ? { status: status[r.body.event_name], body: { success: false, error: { message: "no" } } }
+        : { status: 201 };
     const win = openPage("https://shop.example/", browser);
     const warn = vi.spyOn(win.console, "warn").mockImplementation(() => {});
     const api = sdkOn(win);
     await api.init({ key: "k" });
     for (const name of Object.keys(status)) api.track(name);
     await settle();
-    expect(stored(browser.storage).map((e) => (e.b as { event_name: string }).event_name)).toEqual(["a", "b", "e"]);
+    expect(stored(browser.storage).map((e) => (e.b as { event_name: string }).event_name)).toEqual([
+      "a",
+      "b",
+      "e",
+    ]);
     expect(warn).toHaveBeenCalledWith("Attribution: /api/v1/web/events: 400 no");
     expect(warn).toHaveBeenCalledWith("Attribution: /api/v1/web/events: 403 no");
   });
@@ -63,12 +76,21 @@ describe("a send that fails", () => {
     ["one", "two", "three"].forEach((name) => first.track(name));
     await settle();
 
-    browser.network.answer = (r) => (r.body.event_name === "two" ? { status: 503 } : { status: 200, body: { success: true, data: {} } });
+    browser.network.answer = (r) =>
+      r.body.event_name === "two" ? { status: 503 } : { status: 200, body: { success: true, data: {} } };
     browser.network.requests = [];
     await sdkOn(openPage("https://shop.example/next", browser)).init({ key: "k" });
     await settle();
-    expect(browser.network.requests.map((r) => r.body.event_name ?? "visit")).toEqual(["visit", "one", "two", "visit"]);
-    expect(stored(browser.storage).map((e) => (e.b as { event_name: string }).event_name)).toEqual(["two", "three"]);
+    expect(browser.network.requests.map((r) => r.body.event_name ?? "visit")).toEqual([
+      "visit",
+      "one",
+      "two",
+      "visit",
+    ]);
+    expect(stored(browser.storage).map((e) => (e.b as { event_name: string }).event_name)).toEqual([
+      "two",
+      "three",
+    ]);
   });
 });
 
@@ -88,7 +110,12 @@ describe("the queue", () => {
 
   test("forgets entries older than a week", async () => {
     const browser = newBrowser();
-    const old = { i: "x", p: "/api/v1/web/events", b: { event_name: "stale" }, t: Date.now() - QUEUE_MAX_AGE_MS - 1 };
+    const old = {
+      i: "x",
+      p: "/api/v1/web/events",
+      b: { event_name: "stale" },
+      t: Date.now() - QUEUE_MAX_AGE_MS - 1,
+    };
     const fresh = { i: "y", p: "/api/v1/web/events", b: { event_name: "fresh" }, t: Date.now() - 1000 };
     browser.storage.set("_attr_q", JSON.stringify([old, fresh]));
     await sdkOn(openPage("https://shop.example/", browser)).init({ key: "k" });

@@ -48,7 +48,10 @@ describe("the script never throws", () => {
     await api.init({ key: "k" });
     api.track("purchase");
     await settle();
-    expect(beacon.mock.calls.map((call) => new URL(call[0]).pathname)).toEqual(["/api/v1/web/visits", "/api/v1/web/events"]);
+    expect(beacon.mock.calls.map((call) => new URL(call[0]).pathname)).toEqual([
+      "/api/v1/web/visits",
+      "/api/v1/web/events",
+    ]);
     expect(JSON.parse(beacon.mock.calls[1][1]).event_name).toBe("purchase");
 
     const bareWin = openPage("https://shop.example/", newBrowser());
@@ -87,7 +90,9 @@ describe("the script never throws", () => {
     await settle();
     expect(browser.network.requests).toEqual([]);
     expect(api.getWebId()).toBeNull();
-    expect(warn).toHaveBeenCalledWith("Attribution: this browser keeps neither localStorage nor cookies: nothing is measured");
+    expect(warn).toHaveBeenCalledWith(
+      "Attribution: this browser keeps neither localStorage nor cookies: nothing is measured",
+    );
   });
 
   test("when localStorage is full, the cookie keeps the web id", async () => {

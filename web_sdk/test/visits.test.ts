@@ -59,7 +59,12 @@ describe("a page load", () => {
   test("init resolves with the answer's data, which getAttribution returns on this and later pages", async () => {
     const browser = newBrowser();
     browser.network.answer = (r) =>
-      visitAnswer(r.body.web_id, { mediaSource: "newsletter", campaignId: "spring", matchType: "utm", isOrganic: false });
+      visitAnswer(r.body.web_id, {
+        mediaSource: "newsletter",
+        campaignId: "spring",
+        matchType: "utm",
+        isOrganic: false,
+      });
     const first = sdkOn(openPage("https://shop.example/?utm_source=newsletter&utm_campaign=spring", browser));
     const answer = await first.init({ key: KEY });
     expect(answer).toEqual({
@@ -77,7 +82,10 @@ describe("a page load", () => {
 
   test("the endpoint defaults to the script's origin and can be given", async () => {
     const browser = newBrowser();
-    await sdkOn(openPage("https://shop.example/", browser)).init({ key: KEY, endpoint: "https://other.test/" });
+    await sdkOn(openPage("https://shop.example/", browser)).init({
+      key: KEY,
+      endpoint: "https://other.test/",
+    });
     await settle();
     expect(browser.network.requests[0].url.href).toBe(`https://other.test/api/v1/web/visits?key=${KEY}`);
   });
@@ -104,10 +112,17 @@ describe("a page load", () => {
 
     const [event] = browser.network.to("/api/v1/web/events");
     expect(event.url.searchParams.get("key")).toBe(KEY);
-    expect(event.body).toMatchObject({ web_id: webId, event_name: "purchase", properties: { amount: 9.99, currency: "USD" } });
+    expect(event.body).toMatchObject({
+      web_id: webId,
+      event_name: "purchase",
+      properties: { amount: 9.99, currency: "USD" },
+    });
     expect(event.body.event_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(typeof event.body.timestamp).toBe("number");
-    expect(browser.network.to("/api/v1/web/identify")[0].body).toEqual({ web_id: webId, customer_user_id: "customer-7" });
+    expect(browser.network.to("/api/v1/web/identify")[0].body).toEqual({
+      web_id: webId,
+      customer_user_id: "customer-7",
+    });
     expect(browser.network.to("/api/v1/web/consent")[0].body).toMatchObject({
       web_id: webId,
       ad_user_data: true,
@@ -125,7 +140,10 @@ describe("a page load", () => {
     later.setConsent({ ad_user_data: true, ad_personalization: true });
     await settle();
     expect(browser.network.to("/api/v1/web/consent")).toHaveLength(1);
-    expect(browser.network.to("/api/v1/web/visits")[1].body.consent).toEqual({ ad_user_data: true, ad_personalization: true });
+    expect(browser.network.to("/api/v1/web/visits")[1].body.consent).toEqual({
+      ad_user_data: true,
+      ad_personalization: true,
+    });
   });
 
   test("calls made before init wait for it and keep the time they were made", async () => {

@@ -9,7 +9,6 @@
 
 import type { BannerModule, BannerView } from "./contract";
 
-
 function adoptStyles(w: Window & typeof globalThis, root: ShadowRoot): boolean {
   try {
     if (!("adoptedStyleSheets" in w.ShadowRoot.prototype)) return false;
