@@ -1,9 +1,9 @@
 /**
- * window.Attribution: the public API of the web script (docs/web.md) over one browser's state.
- * It owns the order of things: nothing is stored or sent before init, nor before setConsent when
- * init asked for consent, nor ever again after optOut; calls made before the start wait in memory
- * and run once it has started. Every public method catches everything: a page never sees an
- * exception from here, only a console warning.
+ * window.Attribution: the public API of the web script (web_sdk/README.md) over one browser's
+ * state. It owns the order of things: nothing is stored or sent before init, nor before
+ * setConsent when init asked for consent, nor ever again after optOut; calls made before the
+ * start wait in memory and run once it has started. Every public method catches everything: a
+ * page never sees an exception from here, only a console warning.
  */
 
 import { isWebId, uuid, webIdForget, webIdLoad, webIdSave } from "./identity";
