@@ -1,8 +1,9 @@
 /**
- * What the served script (/sdk/web/v1.js) does on load: puts the API on window.Attribution, runs
- * the calls the page queued before the load (`window.Attribution = window.Attribution || {q: []}`, then
- * `Attribution.q.push(["method", ...args])`) in their order, and starts by itself when its
- * script tag carries `data-key` and no queued call was an init.
+ * What the served script (/sdk/web/v1.js) does on load: puts the API on window.Attribution,
+ * runs the calls the page queued before the load (`window.Attribution = window.Attribution ||
+ * {q: []}`, then `Attribution.q.push(["method", ...args])`) in their order, and starts by itself
+ * when its script tag carries `data-key` (`data-endpoint`, `data-require-consent`) and no queued
+ * call was an init.
  */
 
 import { createAttribution, type Api } from "./sdk";
