@@ -131,3 +131,18 @@ def test_with_a_broker_nothing_starts(monkeypatch):
     monkeypatch.setitem(celery_app.conf, "task_always_eager", False)
     assert scheduler.start_if_embedded() is None
     assert scheduler.run_later("delivery.send", ("d-1",), delay=1) is False
+
+
+def test_the_web_process_starts_one_schedule_thread_however_often_it_asks(
+        monkeypatch, settings, tmp_path):
+    monkeypatch.setitem(celery_app.conf, "task_always_eager", True)
+    settings.CELERY_BEAT_SCHEDULE = {}  # the thread only, none of the real jobs
+    monkeypatch.setattr(scheduler, "_current", None)
+    monkeypatch.setattr(scheduler, "lock_path", lambda database: tmp_path / "schedule.lock")
+    started = scheduler.start_if_embedded()
+    try:
+        assert scheduler.start_if_embedded() is started and started.alive()
+        assert scheduler.run_later("delivery.send", ("d-1",), delay=3600) is True
+    finally:
+        started.stop()
+    assert scheduler.run_later("delivery.send", ("d-1",), delay=3600) is False
