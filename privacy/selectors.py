@@ -14,8 +14,9 @@ from privacy.models import AccessDocument, SubjectRequest
 
 
 def _with_document_time(requests: QuerySet[SubjectRequest]) -> QuerySet[SubjectRequest]:
-    # The document's time (for its link) in the same query; its body stays in the database.
-    return requests.select_related("app", "document").defer("document__body")
+    # The run and the document's time (for its link) in the same query; the document's body
+    # stays in the database.
+    return requests.select_related("app", "run", "document").defer("document__body")
 
 
 def request_for_organization(*, organization_id: uuid.UUID, request_id: uuid.UUID
