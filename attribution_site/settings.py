@@ -191,15 +191,25 @@ CELERY_TASK_QUEUES = (
     Queue("raw_export", Exchange("raw_export", type="direct"), routing_key="raw_export"),
 )
 
+# --- Outbound calls -------------------------------------------------------------------------
+# Every outbound call (postbacks, webhooks, privacy callbacks, Apple, Google, Meta, exports to
+# S3-compatible stores) refuses loopback, private, link-local and reserved addresses
+# (outbox/http.py; docs/delivery.md, "Outbound safety"). This lifts the refusal, and lets
+# webhooks and privacy callbacks use plain http: local development, tests, a MinIO next door.
+# Unset, it follows DEBUG (`make run`), so a receiver on the developer's own machine works; off
+# in production. Its two earlier names are still read: either one on allows, and once either
+# is set DEBUG no longer decides (so an explicit 0 under DEBUG keeps refusing).
+_OUTBOUND_EARLIER_NAMES = ("DELIVERY_ALLOW_PRIVATE_NETWORKS", "RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS")
+OUTBOUND_ALLOW_PRIVATE_NETWORKS = env.bool(
+    "OUTBOUND_ALLOW_PRIVATE_NETWORKS",
+    DEBUG and all(env.raw(name) is None for name in _OUTBOUND_EARLIER_NAMES),
+) or any(env.bool(name, False) for name in _OUTBOUND_EARLIER_NAMES)
+
 # --- Delivery -------------------------------------------------------------------------------
 # Postbacks and webhooks (docs/delivery.md). Total budget of one outbound request, in seconds.
 DELIVERY_TIMEOUT_SECONDS = env.int("DELIVERY_TIMEOUT_SECONDS", 10, minimum=1)
 # One retry per delay (seconds, +/- 10 % jitter): 3 retries, 4 attempts in all by default.
 DELIVERY_RETRY_DELAYS = env.int_list("DELIVERY_RETRY_DELAYS", [60, 300, 1800])
-# Lifts the refusal of loopback/private/link-local destinations, and lets webhooks use plain
-# http: local development and tests. On by default with DEBUG (`make run`), so a receiver on
-# the developer's own machine works; off in production unless set.
-DELIVERY_ALLOW_PRIVATE_NETWORKS = env.bool("DELIVERY_ALLOW_PRIVATE_NETWORKS", DEBUG)
 # A pending delivery this long past due is presumed to have lost its message and re-enqueued.
 DELIVERY_SWEEP_GRACE_SECONDS = env.int("DELIVERY_SWEEP_GRACE_SECONDS", 120, minimum=0)
 DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum=1)
@@ -273,10 +283,6 @@ RAW_EXPORT_BEHIND_WARNING_SECONDS = env.int("RAW_EXPORT_BEHIND_WARNING_SECONDS",
 # `make run` (DEBUG) writes below ./exports by default.
 RAW_EXPORT_DIRECTORY_ROOT = env.str("RAW_EXPORT_DIRECTORY_ROOT",
                                     str(BASE_DIR / "exports") if DEBUG else "")
-# Lets an S3 endpoint_url name a loopback or private address (a MinIO or Ceph on the same
-# network). Off in production unless set: an organization's admin could otherwise make the
-# server call its internal services.
-RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS = env.bool("RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS", DEBUG)
 # The region signed for when a destination names none (AWS's default; R2 and GCS take "auto").
 RAW_EXPORT_DEFAULT_REGION = env.str("RAW_EXPORT_DEFAULT_REGION", "us-east-1")
 

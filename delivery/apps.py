@@ -5,7 +5,6 @@ registers its readiness checks (delivery/readiness.py).
 """
 
 from django.apps import AppConfig
-from django.core import checks
 
 
 class DeliveryConfig(AppConfig):
@@ -28,7 +27,6 @@ class DeliveryConfig(AppConfig):
         for event_type, handler in subscriptions:
             domain_events.subscribe(event_type, handler)
         _invalidate_targets_on_write()
-        checks.register(private_networks_check, checks.Tags.security)
         readiness.register("deliveries", deliveries)
         readiness.register("delivery_workers", delivery_workers)
 
@@ -42,16 +40,3 @@ def _invalidate_targets_on_write() -> None:
     for model in (PostbackConfig, Webhook):
         invalidate_on_write(
             model, lambda config, deleted: selectors.delivery_targets_changed(app_id=config.app_id))
-
-
-def private_networks_check(app_configs=None, **kwargs):
-    from django.conf import settings
-
-    if settings.DELIVERY_ALLOW_PRIVATE_NETWORKS and not settings.DEBUG:
-        return [checks.Warning(
-            "DELIVERY_ALLOW_PRIVATE_NETWORKS is on: postbacks and webhooks may call loopback, "
-            "private and cloud-metadata addresses.",
-            hint="Use it for local development and tests only.",
-            id="delivery.W001",
-        )]
-    return []

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
 from rest_framework import serializers
 
 from attribution_site.api.exceptions import ValidationFailed
@@ -25,9 +24,10 @@ from attribution_site.api.fields import (
     refuse_immutable,
 )
 from attribution_site.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, limit_parse
-from delivery import payloads, policy, transport
+from delivery import payloads, policy
 from delivery.models import ConsentPolicy, HttpMethod, State
 from delivery.services import UPDATABLE_POSTBACK_FIELDS, UPDATABLE_WEBHOOK_FIELDS
+from outbox import http
 
 UUID_MESSAGE = "Must be a UUID string."
 
@@ -55,10 +55,10 @@ class WebhookUrlField(StrictCharField):
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
         # The spec's webhooks are https; plain http only where local receivers are allowed.
-        local = settings.DELIVERY_ALLOW_PRIVATE_NETWORKS
+        local = http.private_networks_allowed()
         problem = policy.url_problem(value, schemes=("http", "https") if local else ("https",))
         if problem and not local and value.lower().startswith("http://"):
-            problem = f"{problem} {transport.LOCAL_RECEIVERS_HINT}"
+            problem = f"{problem} {http.LOCAL_DESTINATIONS_HINT}"
         if problem:
             raise serializers.ValidationError(problem)
         return value

@@ -14,12 +14,13 @@ from datetime import datetime
 
 from django.conf import settings
 
-from delivery import platforms, transport
+from delivery import platforms
 from delivery.platforms import Conversion, DeviceFacts
 from delivery.services import PlatformAccount
 from delivery.services.platforms import Built
 from google_ads import protocol
 from integrations import selectors as integrations
+from outbox import http
 from tracking import selectors as tracking_selectors
 
 NO_INSTALL = "The install this conversion belongs to is gone; not sent."
@@ -47,7 +48,7 @@ def request_for(account: PlatformAccount, conversion: Conversion) -> Built:
         origin=settings.META_GRAPH_API_URL, meta_app_id=account.account_id,
         access_token=account.access_token or "", conversion=conversion,
         device=device or DeviceFacts("", "", "", "", "", None, ""))
-    return Built(transport.OutboundRequest("POST", url, headers, body), url,
+    return Built(http.OutboundRequest("POST", url, headers, body), url,
                  None if device else NO_INSTALL)
 
 
@@ -67,7 +68,7 @@ def _google(account: PlatformAccount, conversion: Conversion, device: DeviceFact
             ad_personalization=consent.get("ad_personalization")))
     problem = (NO_DEV_TOKEN if not settings.GOOGLE_ADS_DEVELOPER_TOKEN
                else None if device else NO_INSTALL)
-    return Built(transport.OutboundRequest("POST", request.url, request.headers, request.body),
+    return Built(http.OutboundRequest("POST", request.url, request.headers, request.body),
                  protocol.masked(request.url, settings.GOOGLE_ADS_DEVELOPER_TOKEN), problem)
 
 

@@ -1,23 +1,22 @@
 """The one call every platform API gets (Apple Ads' token exchange, Google Ads claims, the
-conversions sent to Google Ads and Meta): POST a body, read a bounded answer within a total time
-budget, and hand back an outbox.replies.Reply, whose `reply_class` is the platforms' common
-reading of it. Never raises: a network failure is a reply with an error, for the kind's policy
-to judge.
+conversions sent to Google Ads and Meta): POST a body through the one outbound client
+(outbox.http: the address rule, the checked address connected to, a total time budget, no
+redirects, which would carry a token or an advertising id elsewhere), and hand back an
+outbox.replies.Reply, whose `reply_class` is the platforms' common reading of it. Never raises:
+a network failure is a reply with an error, for the kind's policy to judge.
 
-The platforms' addresses are the operator's settings, not user input (tests point them at local
-stand-ins), so no private-address refusal applies. Redirects are not followed: each platform's
-API answers where it was asked, and a redirect would carry a token or an advertising id
-elsewhere. TLS is verified with requests' CA bundle, or the one REQUESTS_CA_BUNDLE names.
+The platforms' addresses are the operator's settings (tests point them at local stand-ins);
+they get the same address rule as every destination, so a stand-in on this machine needs
+OUTBOUND_ALLOW_PRIVATE_NETWORKS. A refusal is an error like an outage: retried, so a setting
+corrected within the retries loses no claim.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 
-import requests
-
-from outbox.replies import Reply, text
+from outbox import http
+from outbox.replies import Reply
 
 JSON = "application/json"
 
@@ -27,21 +26,16 @@ def post_json(url: str, body: bytes, *, platform: str, timeout: float, body_limi
     """POST `body` to `url`, finished within `timeout` seconds, keeping at most `body_limit`
     bytes of the answer; `platform` names the receiver in errors ("Could not reach Google:
     ..."). Headers given win over the defaults (`Content-Type`, `Accept`)."""
-    started = time.monotonic()
     sent = {"Content-Type": content_type, "Accept": JSON, **(headers or {})}
-    try:
-        with requests.post(url, data=body, headers=sent, timeout=timeout, stream=True,
-                           allow_redirects=False) as response:
-            # A little more than is kept: a compressed or multi-byte answer still fills it.
-            raw = response.raw.read(body_limit * 4, decode_content=True)
-            return Reply(status_code=response.status_code, body=text(raw, body_limit),
-                         duration_ms=_ms(started))
-    except requests.Timeout:
-        return Reply(error=f"No answer within {timeout:g} s.", duration_ms=_ms(started))
-    except requests.RequestException as exc:
-        return Reply(error=f"Could not reach {platform}: {type(exc).__name__}: "
-                           f"{str(exc)[:300]}", duration_ms=_ms(started))
-
-
-def _ms(started: float) -> int:
-    return int((time.monotonic() - started) * 1000)
+    answer = http.send(http.OutboundRequest("POST", url, sent, body), timeout=timeout,
+                       read_limit=body_limit)
+    if answer.failure == http.Failure.TIMEOUT:
+        return Reply(error=f"No answer within {timeout:g} s.", duration_ms=answer.duration_ms)
+    if answer.failure == http.Failure.REFUSED:
+        return Reply(error=f"Could not reach {platform}: {answer.error} "
+                           f"{http.LOCAL_DESTINATIONS_HINT}", duration_ms=answer.duration_ms)
+    if answer.failure is not None:
+        return Reply(error=f"Could not reach {platform}: {answer.error}",
+                     duration_ms=answer.duration_ms)
+    return Reply(status_code=answer.status_code, body=answer.body,
+                 duration_ms=answer.duration_ms)

@@ -27,8 +27,9 @@ from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict
-from delivery import crypto, transport
-from delivery.policy import ErrorKind, Outcome
+from delivery import crypto
+from delivery.payloads import USER_AGENT
+from outbox import http
 from outbox.claim import work_claim, work_due
 from outbox.kind import SENDING
 from outbox.record import Result, attempt_record
@@ -298,24 +299,24 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
         secret = crypto.secret_decrypt(callback.request.callback_secret_encrypted)
     except crypto.SecretUnreadable as exc:
         invalid, secret = str(exc), ""
-    request = transport.OutboundRequest("POST", callback.url, callbacks.callback_headers(
+    headers = {"User-Agent": USER_AGENT, **callbacks.callback_headers(
         secret=secret, message_id=str(callback.id), timestamp=int(now.timestamp()), body=body,
         subject_request_id=str(callback.request_id),
-        processor_domain=_domain(callback.request.base_url)), body)
+        processor_domain=_domain(callback.request.base_url))}
     if invalid is not None:
-        outcome = Outcome(error_kind=ErrorKind.INVALID, error=invalid)
+        answer = http.Answer(error=invalid)
     else:
-        outcome = transport.send(request, timeout=settings.PRIVACY_CALLBACK_TIMEOUT_SECONDS,
-                                 allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
+        answer = http.send(http.OutboundRequest("POST", callback.url, headers, body),
+                           timeout=settings.PRIVACY_CALLBACK_TIMEOUT_SECONDS)
     decision = policy.decide(
-        status_code=outcome.status_code, error=outcome.error,
-        invalid=outcome.error_kind in (ErrorKind.INVALID, ErrorKind.REFUSED),
+        status_code=answer.status_code, error=answer.error,
+        invalid=invalid is not None or answer.failure == http.Failure.REFUSED,
         attempt_number=attempt.number, jitter=random.random())
     attempt_record(enqueue.CALLBACKS, callback, attempt, Result(
         state=decision.state, retry_in=decision.retry_in, attempt={
-            "status_code": outcome.status_code,
-            "response_body": outcome.response_body[:policy.RESPONSE_BODY_LIMIT],
-            "error_message": decision.error_message, "duration_ms": outcome.duration_ms}),
+            "status_code": answer.status_code,
+            "response_body": answer.body[:policy.RESPONSE_BODY_LIMIT],
+            "error_message": decision.error_message, "duration_ms": answer.duration_ms}),
         now=timezone.now())
     return attempt
 

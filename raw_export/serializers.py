@@ -22,7 +22,7 @@ from attribution_site.api.fields import (
     StrictSerializer,
     refuse_immutable,
 )
-from delivery import transport
+from outbox import http
 from raw_export import columns, rules
 from raw_export.models import Destination, DestinationKind, FileFormat
 from raw_export.services import S3_FIELDS, UPDATABLE_FIELDS
@@ -100,11 +100,9 @@ class DestinationFields(StrictSerializer):
             raise serializers.ValidationError(
                 "Must be a plain URL, without credentials, query or fragment.")
         if value:
-            refusal = transport.destination_refusal(
-                value, allow_private=settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS)
+            refusal = http.destination_refusal(value)
             if refusal:
-                raise serializers.ValidationError(refusal.replace(
-                    "DELIVERY_ALLOW_PRIVATE_NETWORKS", "RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS"))
+                raise serializers.ValidationError(refusal)
         return value.rstrip("/")
 
 

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps_registry import selectors as app_selectors
-from delivery import crypto, transport
+from delivery import crypto
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
 from raw_export import enqueue, policy, writing
@@ -92,7 +92,8 @@ def destination_delete(*, destination: Destination) -> None:
 
 def destination_storage(destination: Destination, *, quick: bool = False) -> Storage:
     """The destination's storage, its secret decrypted; StorageError in words when it cannot
-    be used (the secret unreadable, an endpoint on a private network, no export directory)."""
+    be used (the secret unreadable, no export directory). An endpoint on a private network is
+    refused by the storage itself, on the address it connects to (raw_export/storage.py)."""
     if destination.kind == DestinationKind.DIRECTORY:
         root = settings.RAW_EXPORT_DIRECTORY_ROOT
         if not root:
@@ -101,13 +102,6 @@ def destination_storage(destination: Destination, *, quick: bool = False) -> Sto
                                reason="denied")
         return storage_for(DestinationFacts(
             kind="directory", path=str(Path(root) / destination.path), directory_root=root))
-    if destination.endpoint_url:
-        refusal = transport.destination_refusal(
-            destination.endpoint_url, allow_private=settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS)
-        if refusal:
-            raise StorageError(refusal.replace("DELIVERY_ALLOW_PRIVATE_NETWORKS",
-                                               "RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS"),
-                               reason="denied")
     try:
         secret = crypto.secret_decrypt(destination.secret_access_key_encrypted)
     except crypto.SecretUnreadable:

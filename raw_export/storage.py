@@ -8,6 +8,10 @@ underlying client's message is kept in `detail` for the logs. Credentials never 
 
 Writes are overwrite-safe: a file under a key is replaced whole (S3 objects are; directory files
 are written beside and renamed into place), so a run repeated after a crash leaves no half file.
+
+The S3 client sends through the one outbound client's rule (outbox.http): every host it calls is
+resolved once, checked (a loopback or private endpoint is refused unless
+OUTBOUND_ALLOW_PRIVATE_NETWORKS allows it) and connected to at a checked address only.
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import socket
 import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
+from urllib.parse import urlsplit
+
+from outbox import http
 
 # S3's smallest part (except the last) is 5 MiB; above this size an upload goes in parts, so a
 # large file is never held in one request and a dropped connection costs only one part.
@@ -230,6 +238,9 @@ class S3Storage:
                 "s3", endpoint_url=endpoint_url, region_name=region or None,
                 aws_access_key_id=access_key_id or None,
                 aws_secret_access_key=secret_access_key or None, config=config)
+        self._client.meta.events.register(
+            "before-send.s3", _PinnedSender(connect_timeout=connect_timeout,
+                                            read_timeout=read_timeout))
         self._transfer = TransferConfig(
             multipart_threshold=multipart_threshold, multipart_chunksize=multipart_chunk,
             use_threads=False)
@@ -272,6 +283,87 @@ class S3Storage:
             for page in pages:
                 keys.extend(item["Key"][strip:] for item in page.get("Contents", ()))
         return sorted(keys)
+
+
+class _PinnedSender:
+    """Sends the S3 client's requests itself, over the outbound client's pinned pools
+    (outbox.http.pinned_pools): botocore's `before-send` event lets a handler answer in its
+    HTTP session's place. Each host the client calls is resolved once per storage and checked,
+    and only its checked addresses are connected to; TLS verifies the certificate against the
+    host name. botocore's own session would look the name up again for every new connection
+    (the endpoint checked, then an internal address at upload time: DNS rebinding) and would
+    follow environment proxies.
+
+    What the session does around the call is kept (botocore.httpsession.URLLib3Session.send):
+    its connection classes (100-continue), the same urlopen options, and the same botocore
+    errors, so the client's retries and _s3_errors' words read them as before.
+    """
+
+    def __init__(self, *, connect_timeout: float, read_timeout: float):
+        import urllib3
+
+        self._timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
+        self._pools: dict[tuple[str, str, int], list] = {}
+
+    def __call__(self, request, **kwargs):
+        from botocore import exceptions as errors
+        from botocore.awsrequest import AWSResponse
+        from urllib3 import exceptions as failures
+
+        parts = urlsplit(request.url)
+        headers = dict(request.headers.items())
+        if not any(name.lower() == "host" for name in headers):
+            headers["Host"] = http.host_header(request.url)  # the name botocore signed
+        chunked = (request.headers.get("Transfer-Encoding") or "")
+        chunked = (chunked.decode() if isinstance(chunked, bytes) else chunked).lower()
+        try:
+            pools = self._pools_for(parts)
+            for index, pool in enumerate(pools):
+                try:
+                    response = pool.urlopen(
+                        method=request.method, url=_request_target(parts), body=request.body,
+                        headers=headers, retries=False, assert_same_host=False,
+                        preload_content=False, decode_content=False,
+                        chunked=chunked == "chunked", enforce_content_length=False)
+                    break
+                except failures.NewConnectionError:
+                    if index + 1 == len(pools):
+                        raise  # the next checked address, as outbox.http.send does
+        except failures.SSLError as exc:
+            raise errors.SSLError(endpoint_url=request.url, error=exc) from None
+        except (failures.NewConnectionError, socket.gaierror) as exc:
+            raise errors.EndpointConnectionError(endpoint_url=request.url, error=exc) from None
+        except failures.ConnectTimeoutError as exc:
+            raise errors.ConnectTimeoutError(endpoint_url=request.url, error=exc) from None
+        except failures.ReadTimeoutError as exc:
+            raise errors.ReadTimeoutError(endpoint_url=request.url, error=exc) from None
+        except failures.ProtocolError as exc:
+            raise errors.ConnectionClosedError(error=exc, request=request,
+                                               endpoint_url=request.url) from None
+        except OSError as exc:  # the name did not resolve
+            raise errors.EndpointConnectionError(endpoint_url=request.url, error=exc) from None
+        answer = AWSResponse(request.url, response.status, response.headers, response)
+        if not request.stream_output:
+            _ = answer.content  # read it all now, and give the connection back to its pool
+        return answer
+
+    def _pools_for(self, parts) -> list:
+        from botocore.awsrequest import AWSHTTPConnectionPool, AWSHTTPSConnectionPool
+
+        key = (parts.scheme, parts.hostname or "", parts.port or http.DEFAULT_PORTS.get(
+            parts.scheme, 443))
+        if key not in self._pools:
+            # Only an answer that passed is kept: a name that did not resolve is asked again
+            # on the next try.
+            self._pools[key] = http.pinned_pools(
+                *key, timeout=self._timeout, maxsize=4,
+                pool_classes=(AWSHTTPConnectionPool, AWSHTTPSConnectionPool))
+        return self._pools[key]
+
+
+def _request_target(parts) -> str:
+    path = parts.path or "/"
+    return f"{path}?{parts.query}" if parts.query else path
 
 
 def _error_code(error) -> str:
@@ -328,6 +420,9 @@ class _s3_errors:
     def __exit__(self, exc_type, exc, tb):
         if exc is None or isinstance(exc, StorageError):
             return False
+        if isinstance(exc, http.Refused):
+            raise StorageError(f"{exc} {http.LOCAL_DESTINATIONS_HINT}", reason="denied",
+                               detail=str(exc)) from None
         from boto3.exceptions import S3UploadFailedError
         from botocore import exceptions as botocore_errors
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
-from delivery import crypto, payloads, transport
+from delivery import crypto, payloads
 from delivery.models import ConsentPolicy, HttpMethod, PostbackConfig, Webhook
+from outbox import http
 
 UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active",
                              "consent_policy", "send_rejected")
@@ -30,8 +30,7 @@ SECRET_MESSAGE = ("Store this secret now: it is shown only once. Use it to verif
 
 def _check_destination(url: str, *, field: str) -> None:
     """Save-time address check; the same check runs again before every send."""
-    reason = transport.destination_refusal(
-        url, allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
+    reason = http.destination_refusal(url)
     if reason is not None:
         raise ValidationFailed(f"Invalid input: {field}.", {field: [reason]})
 

@@ -25,10 +25,11 @@ from django.utils import timezone
 
 from attribution_site.write_batch import WriteBatch
 from consent import sharing
-from delivery import enqueue, payloads, platforms, policy, transport
+from delivery import enqueue, payloads, platforms, policy
 from delivery.models import Delivery, State
 from delivery.platforms import Conversion
 from delivery.services.fanout import FILTERED_NOTE, _consents
+from outbox import http
 
 NO_IDENTIFIERS_NOTE = ("skipped: GDPR applies and ad_user_data is denied (a conversion names "
                        "the device)")
@@ -46,7 +47,7 @@ class PlatformAccount:
 
 @dataclass(frozen=True)
 class Built:
-    request: transport.OutboundRequest
+    request: http.OutboundRequest
     logged_url: str  # secrets masked
     problem: str | None = None  # why it cannot be sent at all
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
-from delivery import crypto, payloads, policy, transport
+from delivery import crypto, payloads, policy
 from delivery.enqueue import DELIVERIES
 from delivery.models import (
     Delivery,
@@ -30,6 +30,7 @@ from delivery.models import (
 )
 from delivery.policy import ErrorKind, Outcome
 from delivery.services.platforms import platform_request
+from outbox import http
 from outbox.claim import work_claim, work_due
 from outbox.json_client import post_json
 from outbox.record import Result, attempt_record
@@ -55,8 +56,7 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
         built = platform_request(delivery)
         if built is None:
             return _cancel(delivery, now)
-        # Sent by the platforms' JSON client (_platform_send): their origins are the
-        # operator's settings, not user input, so no private-address refusal applies.
+        # Sent by the platforms' JSON client (_platform_send), over the same outbound client.
         request, logged_url, problem = built.request, built.logged_url, built.problem
     else:
         config = delivery.postback if delivery.kind == Kind.POSTBACK else delivery.webhook
@@ -64,7 +64,6 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
             return _cancel(delivery, now)
         request, problem = _outbound_request(delivery, config, now)
         logged_url = payloads.mask_url(request.url)
-        allow_private = settings.DELIVERY_ALLOW_PRIVATE_NETWORKS
     attempt = work_claim(DELIVERIES, delivery, now=now, app_id=delivery.app_id,
                          kind=delivery.kind, http_method=request.method, url=logged_url)
     if attempt is None:
@@ -74,14 +73,31 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
     elif delivery.kind in PLATFORM_KINDS:
         outcome = _platform_send(delivery.kind, request)
     else:
-        outcome = transport.send(request, timeout=settings.DELIVERY_TIMEOUT_SECONDS,
-                                 allow_private=allow_private)
+        outcome = _send(request)
     attempt_record(DELIVERIES, delivery, attempt, _result(attempt, delivery, outcome),
                    now=timezone.now())
     return attempt
 
 
-def _platform_send(kind: str, request: transport.OutboundRequest) -> Outcome:
+# How the outbound client's failures read in delivery's policy (REFUSED is never retried).
+_ERROR_KINDS = {http.Failure.REFUSED: ErrorKind.REFUSED,
+                http.Failure.CONNECTION: ErrorKind.CONNECTION,
+                http.Failure.TIMEOUT: ErrorKind.TIMEOUT}
+
+
+def _send(request: http.OutboundRequest) -> Outcome:
+    """A postback or webhook, through the one outbound client (outbox.http)."""
+    answer = http.send(replace(request, headers={"User-Agent": payloads.USER_AGENT,
+                                                 **request.headers}),
+                       timeout=settings.DELIVERY_TIMEOUT_SECONDS)
+    return Outcome(status_code=answer.status_code,
+                   response_body=answer.body[:policy.RESPONSE_BODY_LIMIT],
+                   error_kind=_ERROR_KINDS[answer.failure] if answer.failure else None,
+                   error=answer.error, location=answer.location,
+                   duration_ms=answer.duration_ms)
+
+
+def _platform_send(kind: str, request: http.OutboundRequest) -> Outcome:
     """A conversion to Google Ads or Meta, through the platforms' one JSON client."""
     reply = post_json(request.url, request.body or b"", platform=PLATFORM_NAMES[kind],
                       timeout=settings.DELIVERY_TIMEOUT_SECONDS,
@@ -114,7 +130,7 @@ def _result(attempt: DeliveryAttempt, delivery: Delivery, outcome: Outcome) -> R
 
 
 def _outbound_request(delivery: Delivery, config: PostbackConfig | Webhook, now: datetime
-                      ) -> tuple[transport.OutboundRequest, str | None]:
+                      ) -> tuple[http.OutboundRequest, str | None]:
     """The request to send, built from the frozen facts (the delivery's body) and the
     configuration as it is now (so a corrected URL applies to pending retries)."""
     if isinstance(config, PostbackConfig):
@@ -124,18 +140,18 @@ def _outbound_request(delivery: Delivery, config: PostbackConfig | Webhook, now:
         if problem is None and _authority(url) != _authority(config.postback_url):
             problem = "Filling in the macros changed the host; refused."
         if config.http_method == HttpMethod.POST:
-            return transport.OutboundRequest(
+            return http.OutboundRequest(
                 "POST", url, {"Content-Type": "application/json"},
                 delivery.body.encode()), problem
-        return transport.OutboundRequest("GET", url), problem
+        return http.OutboundRequest("GET", url), problem
     body = delivery.body.encode()
     try:
         secret = crypto.secret_decrypt(config.secret_encrypted)
     except crypto.SecretUnreadable as exc:
-        return transport.OutboundRequest("POST", config.url, body=body), str(exc)
+        return http.OutboundRequest("POST", config.url, body=body), str(exc)
     headers = payloads.webhook_headers(secret=secret, message_id=str(delivery.id),
                                        timestamp=int(now.timestamp()), body=body)
-    return transport.OutboundRequest("POST", config.url, headers, body), None
+    return http.OutboundRequest("POST", config.url, headers, body), None
 
 
 def _authority(url: str) -> tuple[str, str | None, int | None]:

@@ -129,7 +129,7 @@ def test_a_second_postback_for_a_media_source_is_a_conflict(console, app):
 
 
 def test_a_private_destination_is_refused_when_the_check_is_on(console, app, settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     response = console.post(page("delivery-new", app, "postback"), {
         "media_source": "fb", "postback_url": "http://127.0.0.1:9/x", "http_method": "GET",
         "events": ["install"]})
@@ -223,7 +223,7 @@ def test_a_new_webhooks_secret_is_shown_once_and_not_cached(console, app):
     ({"events": []}, "This list may not be empty."),
 ])
 def test_a_bad_webhook_is_refused(console, app, fields, message, settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False  # as in production: webhooks are https
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False  # as in production: webhooks are https
     form = {"url": "https://hooks.example/in", "events": ["install"], **fields}
     response = console.post(page("delivery-new", app, "webhook"), form)
     assert response.status_code == 400

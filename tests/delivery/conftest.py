@@ -3,7 +3,7 @@ domain events the way tracking does it, a real Celery worker on the real Redis b
 README's worker and beat commands run as processes of their own.
 
 A test that sends to a local receiver asks for one, and with it for private destinations
-(DELIVERY_ALLOW_PRIVATE_NETWORKS, off in production): the receivers listen on 127.0.0.1. Every
+(OUTBOUND_ALLOW_PRIVATE_NETWORKS, off in production): the receivers listen on 127.0.0.1. Every
 other test runs under the production default.
 """
 
@@ -49,8 +49,8 @@ def trusted_ca(ca_bundle_path, monkeypatch):
 @pytest.fixture
 def private_destinations_allowed(settings):
     """Receivers on this machine are private addresses: allowed as an operator allows a
-    receiver on their own network (DELIVERY_ALLOW_PRIVATE_NETWORKS, off in production)."""
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = True
+    receiver on their own network (OUTBOUND_ALLOW_PRIVATE_NETWORKS, off in production)."""
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
 
 
 @pytest.fixture
@@ -217,7 +217,7 @@ def readme_process(transactional_db, tmp_path):
     def run(process: str, *, ready: str, **env: str) -> Process:
         command = readme_commands(process)[0]
         running = Process(command, cwd=tmp_path,
-                          env=service_env(DELIVERY_ALLOW_PRIVATE_NETWORKS="1", **env),
+                          env=service_env(OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", **env),
                           log_path=tmp_path / f"{process}-{len(started)}.log")
         started.append(running)
         running.wait_for_output(ready)

@@ -26,7 +26,7 @@ ADDRESS_TABLE = ["127.0.0.1", "10.0.0.1", "169.254.169.254", "100.64.0.1", "[::1
 
 @pytest.fixture
 def address_checks_on(settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
 
 
 @pytest.mark.parametrize("host", ADDRESS_TABLE + ["localhost", "0177.0.0.1", "[fe80::1]",
@@ -57,9 +57,9 @@ def test_the_metadata_address_is_named_in_the_refusal(owner_api, app, address_ch
         "app_id": str(app.id), "url": "https://169.254.169.254/latest/meta-data/",
         "events": ["install"]}, format="json")
     assert response.json()["error"]["details"]["url"] == [
-        "Refused: 169.254.169.254 is a link-local address (cloud metadata lives there). To try a "
-        "receiver on your own machine or network, set DELIVERY_ALLOW_PRIVATE_NETWORKS=1 (on by "
-        "default with DEBUG=1, as `make run` runs); keep it off in production."]
+        "Refused: 169.254.169.254 is a link-local address (cloud metadata lives there). To allow "
+        "destinations on your own machine or network, set OUTBOUND_ALLOW_PRIVATE_NETWORKS=1 (on "
+        "by default with DEBUG=1, as `make run` runs); keep it off in production."]
 
 
 def test_updating_to_a_private_destination_is_refused(owner_api, app, address_checks_on):
@@ -86,7 +86,7 @@ def test_the_same_addresses_are_refused_at_send(app, receiver, settings, host):
     are refused again right before the call; the local receiver never hears of it."""
     make_postback(app, f"http://{host}:{receiver.port}/pb")
     publish(install_event(app))
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     [attempt] = attempt_all()
     assert attempt.succeeded is False and attempt.status_code is None
     assert attempt.error_message.startswith("Refused: ")
@@ -99,7 +99,7 @@ def test_the_same_addresses_are_refused_at_send(app, receiver, settings, host):
 def test_webhooks_are_refused_at_send_too(app, tls_receiver, settings):
     make_webhook(app, tls_receiver.url("/hook"))
     publish(install_event(app))
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     [attempt] = attempt_all()
     assert attempt.error_message == "Refused: 127.0.0.1 is a loopback address."
     assert tls_receiver.requests == []

@@ -63,7 +63,7 @@ def test_a_secret_encrypted_under_an_old_key_still_reads_after_rotation(settings
     ({"secret": "mine"}, "secret"),
 ])
 def test_invalid_bodies_are_refused(owner_api, app, overrides, field, settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False  # as in production: webhooks are https
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False  # as in production: webhooks are https
     response = create(owner_api, app, **overrides)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "VALIDATION_ERROR"
@@ -101,7 +101,7 @@ def test_update_changes_url_events_and_active_only_as_sent(owner_api, app):
     ({"events": []}, "events"),
 ])
 def test_invalid_updates_are_refused(owner_api, app, body, field, settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False  # as in production: webhooks are https
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False  # as in production: webhooks are https
     webhook = create(owner_api, app).json()["data"]["webhook"]
     response = owner_api.put(f"/api/v1/webhooks/{webhook['id']}", body, format="json")
     assert response.status_code == 400

@@ -134,7 +134,7 @@ def worker_process(settings, ca_bundle_path: str, log) -> subprocess.Popen:
                DATABASE_URL=(f"postgres://{database['USER']}:{database['PASSWORD'] or ''}@"
                              f"{database['HOST']}:{database['PORT'] or 5432}/{database['NAME']}"),
                REDIS_URL=settings.REDIS_URL, SECRET_KEY=settings.SECRET_KEY,
-               DELIVERY_ALLOW_PRIVATE_NETWORKS="1", DELIVERY_TIMEOUT_SECONDS="2",
+               OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", DELIVERY_TIMEOUT_SECONDS="2",
                REQUESTS_CA_BUNDLE=ca_bundle_path, DEBUG="0")
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "attribution_site", "worker", "-Q", "delivery",
@@ -260,7 +260,7 @@ def test_an_organic_install_through_the_api_emits_only_the_webhook(
 def test_the_worker_refuses_a_private_destination_at_send(app, celery_worker, receiver,
                                                           settings):
     make_postback(app, receiver.url("/pb").replace("127.0.0.1", "2130706433"))
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     publish(install_event(app))
     [delivery] = wait_until(finished())
     assert delivery.state == State.FAILED and delivery.attempts_made == 1

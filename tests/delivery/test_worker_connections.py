@@ -24,7 +24,7 @@ WORKER_APPLICATION = "attribution-test-worker"
 
 @pytest.fixture(params=["off", "django"])
 def one_process_worker(request, readme_process, tmp_path, settings):
-    env = service_env(DELIVERY_ALLOW_PRIVATE_NETWORKS="1", DATABASE_POOL=request.param,
+    env = service_env(OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", DATABASE_POOL=request.param,
                       PGAPPNAME=WORKER_APPLICATION)
     if settings.DATABASE_POOL == "pgbouncer":
         env["DATABASE_URL"] = server_url(connection.settings_dict["NAME"])

@@ -52,7 +52,7 @@ def test_a_fresh_process_without_a_broker_sends_its_webhook_at_once(tmp_path):
         env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'run.sqlite3'}", DEBUG="1",
                    SECRET_KEY=settings.SECRET_KEY,
                    DJANGO_SETTINGS_MODULE="attribution_site.settings",
-                   DELIVERY_ALLOW_PRIVATE_NETWORKS="1", PYTHONPATH=str(settings.BASE_DIR))
+                   OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", PYTHONPATH=str(settings.BASE_DIR))
         done = subprocess.run([sys.executable, "-c", SCRIPT, receiver.url("/hook")],
                               env=env, cwd=settings.BASE_DIR, capture_output=True, text=True,
                               timeout=120)

@@ -131,7 +131,7 @@ def test_a_bad_identity_is_a_400_naming_its_field(owner_api, app, identity, fiel
 
 
 def test_plain_http_callbacks_need_local_receivers_allowed(owner_api, app, settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     response = file(owner_api, opendsr_body(
         app, status_callback_urls=["http://controller.example.com/cb"]))
     assert response.status_code == 400

@@ -113,8 +113,8 @@ def _moto_process(tmp_path_factory) -> S3Server:
 def s3_server(_moto_process, settings) -> S3Server:
     """moto's S3 server (one for the session). It is on loopback, as a MinIO on the operator's
     own machine would be, so a test that uses it allows private endpoints
-    (RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS, off in production)."""
-    settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS = True
+    (OUTBOUND_ALLOW_PRIVATE_NETWORKS, off in production)."""
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
     return _moto_process
 
 

@@ -114,10 +114,10 @@ def test_directory_destinations_are_off_without_an_export_root(owner_api, settin
 
 def test_an_endpoint_on_a_private_network_is_refused_unless_allowed(
         owner_api, s3_server, settings):
-    settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS = False
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     message = refused(owner_api.post(URL, s3_body(s3_server, "bucket-1"), format="json"),
                       "endpoint_url")
-    assert "RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS" in message
+    assert "OUTBOUND_ALLOW_PRIVATE_NETWORKS=1" in message
 
 
 def test_apps_must_be_the_organizations_own(owner_api, s3_server, app, outsider):
