@@ -15,6 +15,7 @@ from tests.delivery.conftest import (
     make_webhook,
     publish,
 )
+from tests.outbound import PUBLIC, Network
 
 pytestmark = pytest.mark.django_db
 
@@ -143,3 +144,30 @@ def test_credentials_in_a_url_are_sent_as_basic_auth_and_masked_in_the_log(app, 
     assert "s3cret" not in attempt.url and "pa%40ss" not in attempt.url
     assert attempt.url == f"http://***@127.0.0.1:{receiver.port}/pb?api_key=***&d=gaid-1234"
     assert "s3cret" not in json.dumps(list(DeliveryAttempt.objects.values()), default=str)
+
+
+def test_a_postback_host_answering_public_then_private_is_never_reached(
+        app, receiver, settings, monkeypatch):
+    """The address checked is the address connected to: a second answer of the name (DNS
+    rebinding to the receiver on loopback) is never asked for."""
+    make_postback(app, receiver.url("/pb?d={device_id}", host="network.example"))
+    publish(install_event(app))
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
+    network = Network(monkeypatch, {"network.example": [PUBLIC, "127.0.0.1"]})
+    [attempt] = attempt_all()
+    assert attempt.error_message == "Connection refused." and attempt.status_code is None
+    assert network.lookups == ["network.example"]
+    assert network.connected == [(PUBLIC, receiver.port)]
+    assert receiver.requests == []
+
+
+def test_a_webhook_receiver_with_a_certificate_for_another_name_is_refused(
+        app, tls_receiver, monkeypatch):
+    # The receiver's certificate names 127.0.0.1 and localhost, not the webhook's host.
+    make_webhook(app, tls_receiver.url("/hook", host="hooks.example"))
+    publish(install_event(app))
+    network = Network(monkeypatch, {"hooks.example": ["127.0.0.1"]})
+    [attempt] = attempt_all()
+    assert attempt.error_message.startswith("TLS certificate not accepted: Hostname mismatch")
+    assert network.addresses_connected() == {"127.0.0.1"}
+    assert tls_receiver.requests == []

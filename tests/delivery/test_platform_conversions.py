@@ -16,6 +16,7 @@ from django.utils import timezone
 from delivery import services
 from delivery.models import Delivery, DeliveryAttempt, State
 from integrations import services as integrations_services
+from outbox.http import LOCAL_DESTINATIONS_HINT
 from tests.delivery.receivers import Reply
 from tests.google_ads.conftest import (  # noqa: F401 - fixtures shared with google_ads' tests
     DEV_TOKEN,
@@ -25,6 +26,7 @@ from tests.google_ads.conftest import (  # noqa: F401 - fixtures shared with goo
     google_api,
     sdk,
 )
+from tests.outbound import PUBLIC, Network
 
 pytestmark = pytest.mark.django_db
 
@@ -189,3 +191,42 @@ def test_a_bad_platform_filter_is_a_400_naming_it(owner_api, app, params, field)
     response = owner_api.get("/api/v1/postbacks/logs", {"app_id": str(app.id), **params})
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
+
+
+def test_a_platform_on_a_private_address_is_refused_without_the_setting_and_reached_with_it(
+        sdk, platforms_app, google_api, meta_api, settings):
+    google_api(default=google_ok())
+    meta = meta_api()
+    android_install(sdk, platforms_app)
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
+
+    [refused] = [a for a in send_all() if a.kind == "meta"]
+
+    assert refused.succeeded is False and refused.status_code is None
+    assert refused.error_message == (
+        f"Could not reach Meta: Refused: 127.0.0.1 is a loopback address. "
+        f"{LOCAL_DESTINATIONS_HINT}")
+    assert meta.requests == []
+    assert Delivery.objects.get(kind="meta").state == State.PENDING  # retried, like an outage
+
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    [allowed] = [a for a in send_all() if a.kind == "meta"]
+
+    assert allowed.succeeded is True and len(meta.requests) == 1
+
+
+def test_a_platform_answering_public_then_private_is_never_reached(
+        sdk, platforms_app, google_api, meta_api, settings, monkeypatch):
+    google_api(default=google_ok())
+    meta = meta_api()
+    settings.META_GRAPH_API_URL = meta.url("", host="graph.facebook.example")
+    android_install(sdk, platforms_app)
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
+    network = Network(monkeypatch, {"graph.facebook.example": [PUBLIC, "127.0.0.1"]})
+
+    [attempt] = [a for a in send_all() if a.kind == "meta"]
+
+    assert attempt.error_message == "Could not reach Meta: Connection refused."
+    assert network.lookups == ["graph.facebook.example"]
+    assert network.connected == [(PUBLIC, meta.port)]
+    assert meta.requests == []
