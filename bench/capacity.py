@@ -348,7 +348,7 @@ class DeliveryTree:
         recreate_database(self.database)
         redis.Redis.from_url(redis_url).flushdb()  # no message of an earlier run
         self.env = code_env(self.database, redis_url=redis_url,
-                            DELIVERY_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=bundle)
+                            OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=bundle)
         migrate(self.code, self.env)
         for kind, email in (("postback", "postback@example.com"),
                             ("webhook", "webhook@example.com")):

@@ -227,7 +227,7 @@ def main() -> None:
             trusted_tls() as (tls, bundle):
         database = server.database("attr_scale_out")
         recreate_database(database)
-        env = code_env(database, DELIVERY_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=bundle)
+        env = code_env(database, OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=bundle)
         migrate(code, env)
         _, app_id, key = app_create(code, env)
         postbacks, webhooks = Receiver(), Receiver(tls=tls)
