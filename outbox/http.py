@@ -181,7 +181,7 @@ def send(request: OutboundRequest, *, timeout: float, read_limit: int = MAX_READ
             sock = _tls_context(ca_bundle()).wrap_socket(sock, server_hostname=host)
             watchdog.watch(sock)  # wrapping moved the descriptor to the TLS socket
         connection = _PinnedConnection(sock, host, port)
-        connection.request(request.method, _target(parts), body=request.body,
+        connection.request(request.method, request_target(parts), body=request.body,
                            headers=_headers(request, parts))
         response = connection.getresponse()
         raw = response.read(read_limit)
@@ -264,7 +264,8 @@ class _PinnedConnection(http.client.HTTPConnection):
         raise http.client.NotConnected("the pinned connection cannot reconnect")
 
 
-def _target(parts: SplitResult) -> str:
+def request_target(parts: SplitResult) -> str:
+    """What the request line names: the path (at least /) and the query."""
     path = parts.path or "/"
     return f"{path}?{parts.query}" if parts.query else path
 

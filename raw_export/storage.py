@@ -314,21 +314,25 @@ class _PinnedSender:
         headers = dict(request.headers.items())
         if not any(name.lower() == "host" for name in headers):
             headers["Host"] = http.host_header(request.url)  # the name botocore signed
-        chunked = (request.headers.get("Transfer-Encoding") or "")
-        chunked = (chunked.decode() if isinstance(chunked, bytes) else chunked).lower()
+        encoding = request.headers.get("Transfer-Encoding") or ""
+        chunked = (encoding.decode() if isinstance(encoding, bytes) else encoding).lower()
         try:
             pools = self._pools_for(parts)
             for index, pool in enumerate(pools):
                 try:
                     response = pool.urlopen(
-                        method=request.method, url=_request_target(parts), body=request.body,
+                        method=request.method, url=http.request_target(parts), body=request.body,
                         headers=headers, retries=False, assert_same_host=False,
                         preload_content=False, decode_content=False,
                         chunked=chunked == "chunked", enforce_content_length=False)
                     break
                 except failures.NewConnectionError:
                     if index + 1 == len(pools):
-                        raise  # the next checked address, as outbox.http.send does
+                        raise  # else the next checked address, as outbox.http.send does
+            answer = AWSResponse(request.url, response.status, response.headers, response)
+            if not request.stream_output:
+                _ = answer.content  # read it all now, and give the connection back to its pool
+            return answer
         except failures.SSLError as exc:
             raise errors.SSLError(endpoint_url=request.url, error=exc) from None
         except (failures.NewConnectionError, socket.gaierror) as exc:
@@ -342,10 +346,8 @@ class _PinnedSender:
                                                endpoint_url=request.url) from None
         except OSError as exc:  # the name did not resolve
             raise errors.EndpointConnectionError(endpoint_url=request.url, error=exc) from None
-        answer = AWSResponse(request.url, response.status, response.headers, response)
-        if not request.stream_output:
-            _ = answer.content  # read it all now, and give the connection back to its pool
-        return answer
+        except (failures.HTTPError, ValueError) as exc:  # as botocore's session words the rest
+            raise errors.HTTPClientError(error=exc) from None
 
     def _pools_for(self, parts) -> list:
         from botocore.awsrequest import AWSHTTPConnectionPool, AWSHTTPSConnectionPool
@@ -359,11 +361,6 @@ class _PinnedSender:
                 *key, timeout=self._timeout, maxsize=4,
                 pool_classes=(AWSHTTPConnectionPool, AWSHTTPSConnectionPool))
         return self._pools[key]
-
-
-def _request_target(parts) -> str:
-    path = parts.path or "/"
-    return f"{path}?{parts.query}" if parts.query else path
 
 
 def _error_code(error) -> str:
