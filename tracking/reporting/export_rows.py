@@ -58,6 +58,9 @@ _AS_TEXT = {
     # The JSON as stored, as text: decoding it only to encode it again would halve the speed.
     "properties": Cast("properties", TextField()),
     "platform_metadata": Cast("platform_metadata", TextField()),
+    # Nearly always "[]": the export reads the text and decodes only the others.
+    "fraud_reasons": Cast("fraud_reasons", TextField()),
+    "install__fraud_reasons": Cast("install__fraud_reasons", TextField()),
 }
 
 
