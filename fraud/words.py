@@ -27,6 +27,9 @@ def reason_words(reason: v.Reason, *, ctit_floor: int | None = None,
                 "click injection")
     if reason.reason == v.TOO_MANY_ENGAGEMENTS:
         limit = f" (limit {engagement_limit})" if engagement_limit is not None else ""
+        if reason.sub_reason == v.AT_LEAST:
+            return (f"at least {value} clicks from this device for this source within an "
+                    f"hour{limit}, among the device's latest clicks the decision reads")
         return f"{value} clicks from this device for this source within an hour{limit}"
     if reason.reason == v.CLICK_FLOOD:
         return f"source {reason.sub_reason} was found flooding clicks that day"
@@ -73,7 +76,8 @@ def reason_brief(reason: v.Reason) -> str:
     if reason.reason == v.ENGAGEMENT_INJECTION:
         return f"click {value} s after the install began ({name})"
     if reason.reason == v.TOO_MANY_ENGAGEMENTS:
-        return f"{value} clicks from one device within an hour ({name})"
+        at_least = "at least " if reason.sub_reason == v.AT_LEAST else ""
+        return f"{at_least}{value} clicks from one device within an hour ({name})"
     if reason.reason == v.CLICK_FLOOD:
         return f"{reason.sub_reason or 'its source'} found flooding clicks ({name})"
     if reason.reason == v.ANONYMOUS_TRAFFIC:

@@ -20,6 +20,7 @@ from fraud import selectors as fraud_selectors
 from fraud import verdict as fraud_verdict
 from tracking import attribution
 from tracking.referrer import ReferrerInfo
+from tracking.sql import MAX_DEVICE_CANDIDATES
 from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 MAX_TRAIL_FINDINGS = 25
@@ -76,6 +77,8 @@ def gated_attribution(*, app_id: uuid.UUID, installed_at: datetime, signals: Ins
     screen = rules.screen_clicks(clicks, installed_at=installed_at,
                                  install_begin_at=play.install_begin_at, settings=settings,
                                  flooding=flooding, test_device=test_device)
+    if len(device_candidates) >= MAX_DEVICE_CANDIDATES:
+        screen = _counts_at_least(screen, device_candidates)
 
     def waterfall(keep) -> attribution.Verdict:
         return attribution.attribute(
@@ -117,6 +120,18 @@ def gated_attribution(*, app_id: uuid.UUID, installed_at: datetime, signals: Ins
                                   would_have_won=_tier_of(refused, unscreened, screened),
                                   refused_clicks=len(refused_ids))
     return Gated(verdict=replace(credit, trail=trail), fraud=outcome.verdict, refused=refused)
+
+
+def _counts_at_least(screen: rules.ClickScreen,
+                     device_candidates: Sequence[ClickCandidate]) -> rules.ClickScreen:
+    """The device's lookup returned as many clicks as it returns at most: a burst counted
+    among them may hold older clicks too, so its count is marked as a lower bound (the
+    install's page counts the click records again: tracking.selectors)."""
+    device = {click.id for click in device_candidates}
+    return rules.ClickScreen({click_id: tuple(
+        rules.Finding(f.mode, replace(f.reason, sub_reason=fraud_verdict.AT_LEAST))
+        if click_id in device and f.reason.reason == fraud_verdict.TOO_MANY_ENGAGEMENTS else f
+        for f in found) for click_id, found in screen.findings.items()})
 
 
 # The outcome a tier records when it finds no eligible click, and what the trail says instead

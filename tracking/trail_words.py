@@ -149,13 +149,14 @@ def trail_in_words(decision: Mapping | None, *, installed_at: datetime,
     if not decision:
         return TrailWords(NO_TRAIL, (), (), (), "", False)
     day = _utc(installed_at).date()
-    losers = [c for c in decision.get("candidates") or () if isinstance(c, Mapping)]
     bursts = device_clicks.bursts if device_clicks is not None else {}
+    losers = [_recounted(c, bursts) for c in decision.get("candidates") or ()
+              if isinstance(c, Mapping)]
     return TrailWords(
         summary=_summary(decision, losers, day),
         steps=tuple(_steps(decision, losers, day)),
         evidence=tuple(_evidence(decision)),
-        lost=tuple(_lost(c, day, bursts) for c in _first_loss_of_each_click(losers)),
+        lost=tuple(_lost(c, day) for c in _first_loss_of_each_click(losers)),
         window=_window(decision.get("window_start")),
         capped=sum(c.get("method") != FRAUD_METHOD for c in losers) >= MAX_TRAIL_CANDIDATES,
         fraud=tuple(_fraud(decision, day, bursts)),
@@ -211,11 +212,22 @@ def _reason_words(reason: Mapping, click_id: str | None, bursts: Mapping[str, in
     return _burst_words(bursts[click_id], reason.get("value"), words)
 
 
+def _recounted(click: Mapping, bursts: Mapping[str, int]) -> Mapping:
+    """A click refused as one of too many of its device's, with its burst's true size when
+    the click records were counted again."""
+    if (click.get("method") != FRAUD_METHOD or click.get("reason") != TOO_MANY_ENGAGEMENTS
+            or click.get("click_id") not in bursts):
+        return click
+    words = str(click.get("lost_because", "")).removeprefix(NOT_ELIGIBLE)
+    return {**click, "lost_because": NOT_ELIGIBLE + _burst_words(
+        bursts[click["click_id"]], click.get("value"), words)}
+
+
 def _burst_words(true_count: int, seen, words: str) -> str:
     if not isinstance(seen, int) or true_count <= seen:
         return words
-    return (f"{true_count} clicks from this device for this source within an hour, counted "
-            f"in the click records ({seen} of them among the clicks the decision read)")
+    return (f"{true_count} clicks from this device for this source within an hour in the "
+            f"click records (the decision read {seen} of them)")
 
 
 def _counts(decision: Mapping, losers: list[Mapping], device_clicks: DeviceClicks | None
@@ -297,11 +309,8 @@ def _found_and_refused(click: Mapping, entry: Mapping, day: date) -> str:
             f"({_refusal(entry)})")
 
 
-def _refusal(entry: Mapping, bursts: Mapping[str, int] | None = None) -> str:
-    words = str(entry.get("lost_because", "")).removeprefix(NOT_ELIGIBLE)
-    if bursts and entry.get("reason") == TOO_MANY_ENGAGEMENTS and entry.get("click_id") in bursts:
-        return _burst_words(bursts[entry["click_id"]], entry.get("value"), words)
-    return words
+def _refusal(entry: Mapping) -> str:
+    return str(entry.get("lost_because", "")).removeprefix(NOT_ELIGIBLE)
 
 
 def _install_reasons(fraud: Mapping) -> str:
@@ -547,13 +556,11 @@ def _penalty_words(*, crowd, ambiguity) -> list[str]:
 
 # --- The clicks that lost -------------------------------------------------------------------
 
-def _lost(click: Mapping, day: date, bursts: Mapping[str, int]) -> LostClick:
+def _lost(click: Mapping, day: date) -> LostClick:
     reason = str(click.get("lost_because", ""))
     if reason.startswith("score ") and " below " in reason:
         scored, _, threshold = reason[len("score "):].partition(" below ")
         reason = f"scored {scored}, below {threshold}"
-    if click.get("method") == FRAUD_METHOD and reason.startswith(NOT_ELIGIBLE):
-        reason = NOT_ELIGIBLE + _refusal(click, bursts)
     factors = click.get("factors")
     penalties = click.get("penalties") if isinstance(click.get("penalties"), Mapping) else {}
     evidence = _factor_words(factors if isinstance(factors, Mapping) else {})
