@@ -244,8 +244,8 @@ def _counts(decision: Mapping, losers: list[Mapping], device_clicks: DeviceClick
     refused = fraud.get("refused_clicks")
     listed = len({c.get("click_id") for c in losers if c.get("method") == FRAUD_METHOD})
     if isinstance(refused, int) and refused > listed:
-        lines.append(f"Fraud rules refused {refused} of the clicks read; the first {listed} "
-                     "are listed.")
+        lines.append(f"Fraud rules refused {refused} of the clicks read; the trail lists "
+                     f"{listed} of them.")
     return lines
 
 
