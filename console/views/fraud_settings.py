@@ -44,9 +44,7 @@ RULES = (
     (verdict.BOTS, "A click from a known bot or crawler: blocked, it is not recorded at all; "
      "flagged, it is recorded and counted.", None),
 )
-MODE_LABELS = {verdict.OFF: "Off: not checked",
-               verdict.FLAG: "Flag: credited, and marked for review",
-               verdict.BLOCK: "Block: not credited"}
+MODE_LABELS = {verdict.OFF: "Off", verdict.FLAG: "Flag", verdict.BLOCK: "Block"}
 SIGNING_LABELS = {verdict.SIGNING_OFF: "Off: signatures are not checked",
                   verdict.SIGNING_REPORT: "Report: unsigned installs are stored and flagged",
                   verdict.SIGNING_ENFORCE: "Enforce: unsigned requests are refused (401)"}
