@@ -29,20 +29,24 @@ from fraud.words import REASON_NAMES
 
 # The rules in the order the page shows them: (reason, what it catches, its threshold).
 RULES = (
-    (verdict.CTIT_ANOMALIES, "A click seconds before the first launch, fired by malware on the "
-     "phone once it saw the app install. Such a click may not win the install.",
-     "ctit_floor_seconds"),
+    (verdict.CTIT_ANOMALIES, "A click less than the floor below before the first launch: malware "
+     "on the phone fires it once it sees the app installing. Blocked, such a click may not win; "
+     "flagged, it may, and the install is flagged.", "ctit_floor_seconds"),
     (verdict.ENGAGEMENT_INJECTION, "A click recorded after Google Play says the install began "
-     "(Android only). Such a click may not win the install.", None),
-    (verdict.TOO_MANY_ENGAGEMENTS, "Too many clicks from one device for one source within an "
-     "hour: every click of that burst may not win.", "too_many_engagements_per_hour"),
+     "(Android only). Blocked, it may not win; flagged, it may, and the install is flagged.",
+     None),
+    (verdict.TOO_MANY_ENGAGEMENTS, "More clicks from one device for one source within an hour "
+     "than the limit below. Blocked, no click of that burst may win; flagged, they may, and the "
+     "install is flagged.", "too_many_engagements_per_hour"),
     (verdict.CLICK_FLOOD, "A source found flooding the app with clicks (checked every 10 "
-     "minutes over the last 7 days): its clicks may not win for the rest of that day, and its "
-     "installs of the week are taken back.", None),
-    (verdict.ANONYMOUS_TRAFFIC, "An install from one of the listed networks below (or the "
-     "service's anonymous-IP database): off by default, since real users use VPNs.", None),
-    (verdict.BOTS, "A click from a known bot or crawler: blocked, it is not recorded at all; "
-     "flagged, it is recorded and counted.", None),
+     "minutes over the last 7 days). Blocked, its clicks may not win for the rest of that day "
+     "and its credited installs of the week are taken back (post-attribution); flagged, they "
+     "are flagged.", None),
+    (verdict.ANONYMOUS_TRAFFIC, "An install from one of the listed networks below, or one the "
+     "service's anonymous-IP database marks (VPN, Tor, hosting). Blocked, it is credited to no "
+     "one; flagged, it is credited and flagged. Off by default: real users use VPNs.", None),
+    (verdict.BOTS, "A click from a known bot or crawler. Blocked, it is not recorded (only "
+     "counted); flagged, it is recorded and counted.", None),
 )
 MODE_LABELS = {verdict.OFF: "Off", verdict.FLAG: "Flag", verdict.BLOCK: "Block"}
 SIGNING_LABELS = {verdict.SIGNING_OFF: "Off: signatures are not checked",
