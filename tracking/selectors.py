@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Case, Count, Q, QuerySet, Sum, When
 from django.db.models.fields.json import KT
 
 from fraud.rules import engagement_counts
+from fraud.verdict import CLEAN
 from tracking.attribution import WINDOW, usable_device_id
 from tracking.models import CampaignName, ClickArchive, Event, Install
 from tracking.sql import MAX_DEVICE_CANDIDATES
@@ -106,8 +107,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _LIST_COLUMNS = ("id", "app_id", "device_id", "platform", "installed_at", "match_type",
                  "confidence", "is_organic", "media_source", "campaign_id", "fraud_status",
                  "fraud_reasons")
-REFUSED_CLAIM = {"refused_media_source": KT("decision__fraud__refused__media_source"),
-                 "refused_campaign_id": KT("decision__fraud__refused__campaign_id")}
+# Read only for installs the rules touched: a CASE leaves a clean install's trail unread.
+REFUSED_CLAIM = {f"refused_{key}": Case(When(~Q(fraud_status=CLEAN),
+                                              then=KT(f"decision__fraud__refused__{key}")))
+                 for key in ("media_source", "campaign_id")}
 # How many installs one page with a fraud-status filter looks through: no index has the
 # status, and a status no install has must not read the app's every install to say so.
 FILTER_SCAN = 5_000
