@@ -211,3 +211,17 @@ def test_a_device_with_few_clicks_is_not_counted_again(console, sdk, app):
     text = text_of(install_page(console, app, row))
     assert "4 clicks from this device for this source within an hour (limit 2)" in text
     assert "in the click records" not in text
+
+
+def test_an_install_rule_block_says_which_match_was_not_credited(console, sdk, app):
+    rules(app, anonymous_traffic_mode="block", listed_networks=["127.0.0.0/8"])
+    click(app, seconds_ago=600, source="honest")
+    install(sdk, app)  # the test client's address, 127.0.0.1
+    row = Install.objects.get()
+    assert (row.fraud_status, row.is_organic) == ("blocked", True)
+    clicked = datetime.fromisoformat(row.decision["fraud"]["refused"]["clicked_at"])
+    text = text_of(install_page(console, app, row))
+    assert (f"Blocked: the install came from a listed network; its match by device id with the "
+            f"click of {clicked:%H:%M} from honest / summer was not credited: the install was "
+            "credited to no one (answered organic).") in text
+    assert "Blocked: from a listed network (anonymous traffic)" in text_of(list_page(console, app))
