@@ -68,8 +68,27 @@ def permits_sdk_calls(permissions) -> bool:
 
 
 def usable_by_sdk(*, permissions, expires_at: datetime | None, now: datetime) -> bool:
-    """Whether an active key would be accepted by the SDK endpoints at `now`."""
-    return permits_sdk_calls(permissions) and (expires_at is None or expires_at > now)
+    """Whether an active key would be accepted by the SDK endpoints at `now`, signatures
+    aside (`sdk_refusal`)."""
+    return sdk_refusal(permissions=permissions, expires_at=expires_at, now=now, signs=False,
+                       signatures_required=False) is None
+
+
+EXPIRED, NO_SDK_PERMISSION, CANNOT_SIGN = "expired", "no_sdk_permission", "cannot_sign"
+
+
+def sdk_refusal(*, permissions, expires_at: datetime | None, now: datetime, signs: bool,
+                signatures_required: bool) -> str | None:
+    """Why the SDK endpoints would refuse an active key's requests at `now`, or None when
+    they take them. An app that requires signed requests (its signing mode is enforce,
+    docs/fraud.md) refuses every request of a key without a signing secret."""
+    if expires_at is not None and expires_at <= now:
+        return EXPIRED
+    if not permits_sdk_calls(permissions):
+        return NO_SDK_PERMISSION
+    if signatures_required and not signs:
+        return CANNOT_SIGN
+    return None
 
 
 def key_display(full_key: str) -> str:

@@ -1,4 +1,5 @@
 """One database alias's Django settings from its URL and the connection mode (docs/pooling.md).
+On SQLite, transactions take the write lock when they begin (below).
 
 Three ways to hold connections, chosen with DATABASE_POOL:
 - `off` (default): each web thread and worker process keeps its own connection for a minute.
@@ -42,6 +43,13 @@ def database_settings(url: str, *, name: str, pool: str, prepared_statements: bo
             url, conn_max_age=0 if pool == "django" else PERSISTENT_SECONDS)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name} is not a database URL: {exc}") from None
+    if database["ENGINE"].endswith("sqlite3"):
+        # Several threads write (runserver's, and the embedded default's schedule,
+        # attribution_site/scheduler.py). A transaction that reads before it writes would
+        # otherwise fail at once with "database is locked" when another holds the write lock
+        # (SQLite refuses that upgrade rather than risk a deadlock); BEGIN IMMEDIATE takes the
+        # write lock first and waits its turn (the connection's 5 s timeout).
+        database.setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     if not database["ENGINE"].endswith("postgresql"):
         if pool != "off":
             raise ImproperlyConfigured(f"DATABASE_POOL={pool} needs a PostgreSQL {name}")

@@ -392,8 +392,9 @@ STORAGES = {
 # --- Analytics ------------------------------------------------------------------------------
 # Beat refreshes the daily rollups every INTERVAL: what committed since the last refresh is
 # added, so figures lag by about INTERVAL; queued day rebuilds (repairs, backlogs) go on for at
-# most BUDGET per run. Without Redis there is no beat, so every analytics request refreshes the
-# rollups first. See docs/analytics.md.
+# most BUDGET per run. Without Redis the web process runs beat's schedule itself
+# (attribution_site/scheduler.py), and every analytics request refreshes the rollups first too,
+# so a write shows on the next read. See docs/analytics.md.
 ANALYTICS_ROLLUP_INTERVAL_SECONDS = env.int("ANALYTICS_ROLLUP_INTERVAL_SECONDS", 2, minimum=1)
 ANALYTICS_ROLLUP_BUDGET_SECONDS = env.int("ANALYTICS_ROLLUP_BUDGET_SECONDS", 50, minimum=1)
 ANALYTICS_REFRESH_ON_READ = env.bool("ANALYTICS_REFRESH_ON_READ", not REDIS_URL)

@@ -11,7 +11,12 @@ one the API's serializers read (tracking/serializers.py, conversion/serializers.
 referrer's click and install-begin timestamps are not among them, so they are not sent.
 
 The full API key is never here: it was shown once, when it was created, and the snippets carry
-the placeholder `API_KEY_PLACEHOLDER` in its place.
+the placeholder `API_KEY_PLACEHOLDER` in its place. When the key to use signs its requests
+(`SdkTarget.signing`), every snippet signs each try as fraud/signing.py checks it (docs/fraud.md,
+"Request signing"): `X-Signature-Timestamp` (Unix seconds, taken anew for each try) and
+`X-Signature: v1=<hex HMAC-SHA256>` of the timestamp, a dot and the exact body bytes sent, keyed
+with the signing secret's UTF-8 bytes, which is `SIGNING_SECRET_PLACEHOLDER` here (it too was
+shown once). Otherwise the snippets send no signature.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from links.destinations import app_scheme
 
 API_KEY_PLACEHOLDER = "YOUR_API_KEY"
+SIGNING_SECRET_PLACEHOLDER = "YOUR_SIGNING_SECRET"
 SDK_VERSION = "1.0.0"
 INSTALLS_PATH = "/api/v1/installs"
 EVENTS_PATH = "/api/v1/events"
@@ -60,6 +66,7 @@ class SdkTarget:
     package_name: str | None = None
     url_scheme: str | None = None
     now_ms: int = 0  # the time the curl examples' events carry (Unix milliseconds)
+    signing: bool = False  # the key to use signs its requests: the snippets sign them too
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,17 @@ def _scheme(target: SdkTarget) -> str:
     return app_scheme(target.url_scheme) or EXAMPLE_SCHEME
 
 
+def _secrets_words(target: SdkTarget) -> str:
+    if target.signing:
+        return (f"your key in place of {API_KEY_PLACEHOLDER} and its signing secret in place "
+                f"of {SIGNING_SECRET_PLACEHOLDER}")
+    return f"your key in place of {API_KEY_PLACEHOLDER}"
+
+
+def _them(target: SdkTarget) -> str:
+    return "both" if target.signing else "it"
+
+
 def kotlin_string(value: str) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
     return f'"{escaped}"'
@@ -114,8 +132,8 @@ def android_guide(target: SdkTarget) -> Guide:
     return Guide(slug=ANDROID, label=GUIDE_LABELS[ANDROID], steps=(
         Snippet("android-setup", "Set-up: dependencies, the app's values, one POST with retries",
                 "kotlin", _android_setup(target), note=(
-                    "Put your key in place of YOUR_API_KEY (keep it out of source control, "
-                    "e.g. in local.properties read into BuildConfig).")),
+                    f"Put {_secrets_words(target)} (keep {_them(target)} out of source "
+                    "control, e.g. in local.properties read into BuildConfig).")),
         Snippet("android-install", "1. Report the install with the Play install referrer",
                 "kotlin", _ANDROID_INSTALL, note=(
                     "The Play referrer's referrerClickTimestampSeconds and "
@@ -130,6 +148,12 @@ def android_guide(target: SdkTarget) -> Guide:
 
 
 def _android_setup(target: SdkTarget) -> str:
+    imports, secret, write, sign = "", "", _KOTLIN_PLAIN_WRITE, ""
+    if target.signing:
+        imports = "import javax.crypto.Mac\nimport javax.crypto.spec.SecretKeySpec\n"
+        secret = (f"const val SIGNING_SECRET = {kotlin_string(SIGNING_SECRET_PLACEHOLDER)}"
+                  "  // shown once, beside the key\n")
+        write, sign = _KOTLIN_SIGNED_WRITE, _KOTLIN_SIGN
     return f"""// app/build.gradle.kts
 dependencies {{
     implementation("com.android.installreferrer:installreferrer:2.2")
@@ -149,7 +173,7 @@ package {kotlin_package(target.package_name)}
 import java.io.IOException
 import java.net.HttpURLConnection
 import java.net.URL
-import kotlin.random.Random
+{imports}import kotlin.random.Random
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
@@ -158,7 +182,7 @@ import org.json.JSONObject
 const val BASE_URL = {kotlin_string(_base(target))}
 const val APP_ID = {kotlin_string(target.app_id)}
 const val API_KEY = {kotlin_string(API_KEY_PLACEHOLDER)}  // shown once, when the key was created
-const val SDK_VERSION = {kotlin_string(SDK_VERSION)}
+{secret}const val SDK_VERSION = {kotlin_string(SDK_VERSION)}
 // Meta's app id when the app runs Meta ads (the console: app > Settings > Integrations); "" if not.
 const val META_APP_ID = ""
 const val MAX_ATTEMPTS = 6
@@ -200,10 +224,7 @@ private fun send(path: String, body: JSONObject): Answer {{
         connection.connectTimeout = 10_000
         connection.readTimeout = 10_000
         connection.doOutput = true
-        connection.setRequestProperty("Content-Type", "application/json")
-        connection.setRequestProperty("X-API-Key", API_KEY)
-        connection.outputStream.use {{ it.write(body.toString().toByteArray()) }}
-        val status = connection.responseCode
+{write}        val status = connection.responseCode
         val stream = if (status < 400) connection.inputStream else connection.errorStream
         val text = stream?.bufferedReader()?.use {{ it.readText() }}.orEmpty()
         return Answer(status, text, connection.getHeaderField("Retry-After")?.toLongOrNull())
@@ -211,6 +232,34 @@ private fun send(path: String, body: JSONObject): Answer {{
         connection.disconnect()
     }}
 }}
+{sign}"""
+
+
+_KOTLIN_PLAIN_WRITE = """        connection.setRequestProperty("Content-Type", "application/json")
+        connection.setRequestProperty("X-API-Key", API_KEY)
+        connection.outputStream.use { it.write(body.toString().toByteArray()) }
+"""
+
+# Each try signs anew: send() runs once per attempt, so a retry carries a fresh timestamp.
+_KOTLIN_SIGNED_WRITE = """\
+        val bytes = body.toString().toByteArray()  // signed and sent: the same bytes
+        val timestamp = (System.currentTimeMillis() / 1000).toString()
+        connection.setRequestProperty("Content-Type", "application/json")
+        connection.setRequestProperty("X-API-Key", API_KEY)
+        connection.setRequestProperty("X-Signature-Timestamp", timestamp)
+        connection.setRequestProperty("X-Signature", "v1=" + sign(timestamp, bytes))
+        connection.outputStream.use { it.write(bytes) }
+"""
+
+_KOTLIN_SIGN = """
+/** X-Signature's value: the hex HMAC-SHA256 of the timestamp, a dot and the body's bytes, keyed
+ *  with the signing secret's UTF-8 bytes. */
+private fun sign(timestamp: String, body: ByteArray): String {
+    val mac = Mac.getInstance("HmacSHA256")
+    mac.init(SecretKeySpec(SIGNING_SECRET.toByteArray(Charsets.UTF_8), "HmacSHA256"))
+    mac.update("$timestamp.".toByteArray(Charsets.UTF_8))
+    return mac.doFinal(body).joinToString("") { "%02x".format(it) }
+}
 """
 
 
@@ -403,8 +452,8 @@ def ios_guide(target: SdkTarget) -> Guide:
     return Guide(slug=IOS, label=GUIDE_LABELS[IOS], steps=(
         Snippet("ios-setup", "Set-up: the app's values, one POST with retries", "swift",
                 _ios_setup(target), note=(
-                    "Put your key in place of YOUR_API_KEY (keep it out of source control, "
-                    "e.g. in an .xcconfig file read from Info.plist).")),
+                    f"Put {_secrets_words(target)} (keep {_them(target)} out of source "
+                    "control, e.g. in an .xcconfig file read from Info.plist).")),
         Snippet("ios-install", "1. Report the install with att_status and the AdServices token",
                 "swift", _IOS_INSTALL, note=(
                     "att_status is one of authorized, denied, restricted, not_determined. The "
@@ -421,15 +470,21 @@ def ios_guide(target: SdkTarget) -> Guide:
 
 
 def _ios_setup(target: SdkTarget) -> str:
+    imports, secret, body, sign_try, sign = "", "", _SWIFT_PLAIN_BODY, "", ""
+    if target.signing:
+        imports = "import CryptoKit\n"
+        secret = (f"    static let signingSecret = {swift_string(SIGNING_SECRET_PLACEHOLDER)}"
+                  "  // shown once, beside the key\n")
+        body, sign_try, sign = _SWIFT_SIGNED_BODY, _SWIFT_SIGN_TRY, _SWIFT_SIGN
     return f"""// Attribution.swift
-import Foundation
+{imports}import Foundation
 import os
 
 enum Attribution {{
     static let baseURL = {swift_string(_base(target))}
     static let appID = {swift_string(target.app_id)}
     static let apiKey = {swift_string(API_KEY_PLACEHOLDER)}  // shown once, when the key was created
-    static let sdkVersion = {swift_string(SDK_VERSION)}
+{secret}    static let sdkVersion = {swift_string(SDK_VERSION)}
     static let log = Logger(subsystem: {swift_string(target.bundle_id or EXAMPLE_BUNDLE_ID)},
                             category: "attribution")
 }}
@@ -450,11 +505,10 @@ func postJSON(_ path: String, _ body: [String: Any],
     request.timeoutInterval = 10
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.setValue(Attribution.apiKey, forHTTPHeaderField: "X-API-Key")
-    request.httpBody = try JSONSerialization.data(withJSONObject: body)
-    var backoff = 1.0
+{body}    var backoff = 1.0
     for attempt in 1...maxAttempts {{
         var wait = backoff
-        do {{
+{sign_try}        do {{
             let (data, response) = try await URLSession.shared.data(for: request)
             let http = response as? HTTPURLResponse
             let status = http?.statusCode ?? 0
@@ -477,6 +531,32 @@ func postJSON(_ path: String, _ body: [String: Any],
     }}
     throw URLError(.timedOut)
 }}
+{sign}"""
+
+
+_SWIFT_PLAIN_BODY = """    request.httpBody = try JSONSerialization.data(withJSONObject: body)
+"""
+
+_SWIFT_SIGNED_BODY = """\
+    let payload = try JSONSerialization.data(withJSONObject: body)  // signed and sent as is
+    request.httpBody = payload
+"""
+
+# Inside the loop: each try signs anew, with the time it is sent.
+_SWIFT_SIGN_TRY = """        let timestamp = String(Int(Date().timeIntervalSince1970))
+        request.setValue(timestamp, forHTTPHeaderField: "X-Signature-Timestamp")
+        request.setValue("v1=" + sign(timestamp, payload), forHTTPHeaderField: "X-Signature")
+"""
+
+_SWIFT_SIGN = """
+/// X-Signature's value: the hex HMAC-SHA256 of the timestamp, a dot and the body's bytes, keyed
+/// with the signing secret's UTF-8 bytes.
+func sign(_ timestamp: String, _ body: Data) -> String {
+    let key = SymmetricKey(data: Data(Attribution.signingSecret.utf8))
+    let code = HMAC<SHA256>.authenticationCode(for: Data((timestamp + ".").utf8) + body,
+                                               using: key)
+    return code.map { String(format: "%02x", $0) }.joined()
+}
 """
 
 
@@ -694,6 +774,17 @@ ANY_LANGUAGE_NOTE = (
     "at least Retry-After when the answer has one, and send the same body (the same event ids) "
     "again; never retry another 4xx: it would be refused again. Error bodies read "
     "{\"success\": false, \"error\": {\"code\", \"message\", \"details\"}}.")
+SIGNING_NOTE = (
+    "This key signs its requests, so each request also carries X-Signature-Timestamp (the "
+    "current Unix time in seconds) and X-Signature: v1= followed by the hex HMAC-SHA256, keyed "
+    "with the signing secret's UTF-8 bytes, of the timestamp, a dot and the body's exact bytes "
+    "as sent. Sign each try anew: a timestamp too far from the service's clock (five minutes "
+    "by default) is refused, and an app whose signing mode is enforce refuses an unsigned or "
+    "wrongly signed request with 401.")
+
+
+def any_language_note(target: SdkTarget) -> str:
+    return f"{ANY_LANGUAGE_NOTE} {SIGNING_NOTE}" if target.signing else ANY_LANGUAGE_NOTE
 
 
 def install_body(target: SdkTarget) -> dict:
@@ -748,10 +839,26 @@ def conversion_value_body(target: SdkTarget) -> dict:
 
 def _curl(target: SdkTarget, path: str, body: dict) -> str:
     url = shlex.quote(_base(target) + path)
-    return (f"curl -sS --retry 5 -X POST {url} \\\n"
+    data = shlex.quote(json.dumps(body, indent=2))
+    if not target.signing:
+        return (f"curl -sS --retry 5 -X POST {url} \\\n"
+                f"  -H 'Content-Type: application/json' \\\n"
+                f"  -H 'X-API-Key: {API_KEY_PLACEHOLDER}' \\\n"
+                f"  -d {data}")
+    # The body goes in a variable first: the signature is over its exact bytes, which
+    # --data-binary then sends unchanged. curl's retries (seconds apart) reuse the timestamp,
+    # well within the service's five minutes (FRAUD_SIGNATURE_MAX_AGE_SECONDS).
+    return (f"BODY={data}\n"
+            "TIMESTAMP=$(date +%s)\n"
+            "SIGNATURE=$(printf '%s' \"$TIMESTAMP.$BODY\" \\\n"
+            f"  | openssl dgst -sha256 -hmac '{SIGNING_SECRET_PLACEHOLDER}' -r"
+            " | cut -d' ' -f1)\n"
+            f"curl -sS --retry 5 -X POST {url} \\\n"
             f"  -H 'Content-Type: application/json' \\\n"
             f"  -H 'X-API-Key: {API_KEY_PLACEHOLDER}' \\\n"
-            f"  -d {shlex.quote(json.dumps(body, indent=2))}")
+            "  -H \"X-Signature-Timestamp: $TIMESTAMP\" \\\n"
+            "  -H \"X-Signature: v1=$SIGNATURE\" \\\n"
+            "  --data-binary \"$BODY\"")
 
 
 _INSTALL_ANSWER_EXAMPLE = json.dumps({"success": True, "data": {

@@ -63,6 +63,13 @@ def signing_secret_encrypted(key_id: str) -> str:
         "secret_encrypted", flat=True).first() or "")
 
 
+def keys_that_sign(key_ids: list[str]) -> frozenset[str]:
+    """Which of the keys have a signing secret (the console's SDK set-up page; not the
+    request path, which reads one key's secret from its cache)."""
+    return frozenset(SigningSecret.objects.filter(key_id__in=key_ids).values_list(
+        "key_id", flat=True))
+
+
 def signing_changed(*, key_id: str) -> None:
     _signing.invalidate(key_id)
     transaction.on_commit(lambda: _signing.invalidate(key_id))

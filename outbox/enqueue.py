@@ -10,7 +10,7 @@ import functools
 import logging
 from collections.abc import Sequence
 
-from attribution_site import redis_clients
+from attribution_site import redis_clients, scheduler
 from attribution_site.celery import app as celery_app
 from outbox.kind import Kind
 
@@ -66,8 +66,10 @@ def retry_enqueue(kind: Kind, work_id: str, delay: float) -> None:
     """Send the retry of a row after `delay` seconds. Never raises: the row is pending in the
     database, and the sweep sends it when this message is lost."""
     if runs_in_process():
-        # An eager task would run at once, ignoring the countdown: the beat sweep sends the
-        # retry when it is due.
+        # An eager task would run at once, ignoring the countdown: the web process's schedule
+        # thread runs it when due (attribution_site/scheduler.py); where none runs (a shell, a
+        # management command), the sweep sends it.
+        scheduler.run_later(kind.send_task, (work_id,), delay=delay)
         return
     try:
         _send(kind.send_task, (work_id,), countdown=delay)

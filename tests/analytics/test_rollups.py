@@ -32,6 +32,7 @@ from analytics.models import (
 )
 from analytics.rollups import arrivals, rebuild
 from tests.analytics.conftest import click, event, install
+from tests.clock import noon_days_ago
 from tracking.changes import Watermark, watermark_now
 from tracking.models import Click
 
@@ -45,6 +46,9 @@ ROLLUPS = (DailyInstallStat, DailyClickStat, DailyRevenueStat, CohortRevenueStat
 
 @pytest.fixture
 def now():
+    # The wall clock: a refresh adds recent installs as they arrive and queues the days of
+    # older ones (analytics/rollups/arrivals.py). Rows meant for another day are stamped at
+    # that day's noon (tests/clock.py), so they stay on it whenever the suite runs.
     return timezone.now().replace(microsecond=0)
 
 
@@ -117,7 +121,7 @@ def test_rows_stamped_days_in_the_past_reach_the_rollups_on_the_next_refresh(app
     # What counts is when a row committed, not the time written on it: an import, or a web
     # server whose clock lags, must not fall behind a watermark.
     rollups.refresh()
-    old = now - timedelta(days=4)
+    old = noon_days_ago(4)
     row = install(app, old, "late", source="fb", campaign="c")
     click(app, old - timedelta(hours=1), "fb", "c", "late")
     event(app, old + timedelta(days=1), "late", "purchase", install_row=row, amount="3.00",
@@ -151,7 +155,7 @@ def test_a_transaction_open_during_a_refresh_is_counted_once_when_it_commits(app
 @committed
 def test_passes_count_exactly_what_a_rebuild_counts(app, now):
     rollups.refresh()
-    early = now - timedelta(days=3)
+    early = noon_days_ago(3)
     settled = install(app, early, "dev-S", source="google", campaign="g1")
     organic = install(app, early + timedelta(hours=2), "dev-O")
     rollups.refresh()  # back-dated installs: their days are rebuilt
@@ -309,11 +313,10 @@ def test_the_beat_task_refreshes_every_two_seconds(app, settings, now):
     assert entry["task"] == "analytics.rollups_refresh" and entry["schedule"] == 2.0
 
 
-def test_without_beat_a_request_refreshes_the_rollups_first(owner_api, app, settings):
+def test_without_beat_a_request_refreshes_the_rollups_first(owner_api, app, settings, now):
     settings.ANALYTICS_REFRESH_ON_READ = True
-    moment = timezone.now()
-    install(app, moment, "a", source="fb", campaign="c")
-    day = moment.date().isoformat()
+    install(app, now, "a", source="fb", campaign="c")
+    day = now.date().isoformat()
     response = owner_api.get("/api/v1/analytics/dashboard", {
         "app_id": str(app.id), "start_date": day, "end_date": day})
     assert response.json()["data"]["kpis"]["total_installs"] == 1
@@ -321,15 +324,15 @@ def test_without_beat_a_request_refreshes_the_rollups_first(owner_api, app, sett
 
 
 def test_a_refresh_that_fails_before_a_read_leaves_the_report_to_what_is_stored(
-        owner_api, app, settings, monkeypatch):
+        owner_api, app, settings, monkeypatch, now):
     settings.ANALYTICS_REFRESH_ON_READ = True
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(rollups, "_advance", broken)
-    install(app, timezone.now(), "a")
-    day = timezone.now().date().isoformat()
+    install(app, now, "a")
+    day = now.date().isoformat()
     response = owner_api.get("/api/v1/analytics/dashboard", {
         "app_id": str(app.id), "start_date": day, "end_date": day})
     assert response.status_code == 200
@@ -337,11 +340,10 @@ def test_a_refresh_that_fails_before_a_read_leaves_the_report_to_what_is_stored(
     assert response.json()["data"]["data_through"] is None
 
 
-def test_with_beat_a_request_only_reads(owner_api, app, settings):
+def test_with_beat_a_request_only_reads(owner_api, app, settings, now):
     settings.ANALYTICS_REFRESH_ON_READ = False
-    moment = timezone.now() - timedelta(minutes=5)
-    install(app, moment, "a")
-    day = moment.date().isoformat()
+    install(app, now, "a")
+    day = now.date().isoformat()
     response = owner_api.get("/api/v1/analytics/dashboard", {
         "app_id": str(app.id), "start_date": day, "end_date": day})
     assert response.json()["data"]["kpis"]["total_installs"] == 0

@@ -8,6 +8,10 @@ a 10,000-character campaign (cut, and the Campaigns table stays inside the page)
 install and a purchase; every page of the app's navigation; the three CSV exports; a webhook
 to a plain-http receiver on 127.0.0.1 and its test send, signed; the API docs with every
 request off this machine blocked; the SDK set-up page with the app's id and key prefix.
+
+And with no beat and no worker beside it (nothing can run one without Redis), `make run` does
+beat's whole job itself (attribution_site/scheduler.py): a postback whose receiver fails first
+is tried again when its retry is due, and the delivery log says it was delivered.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import io
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -32,18 +38,20 @@ from analytics.exports import EVENT_HEADER, INSTALL_HEADER, REVENUE_HEADER
 from tests.browser.conftest import Service, _failed
 from tests.browser.steps import (
     APP_URL,
+    api_create_app,
+    api_create_key,
+    api_sign_up,
     body_scrolls_sideways,
     expect,
     open_app_page,
+    send_click,
     send_install,
     send_purchase,
     sign_up,
     tile,
 )
-from tests.delivery.receivers import Receiver
+from tests.delivery.receivers import Receiver, Reply
 from tests.processes import Process, free_port, wait_until_healthy
-
-pytestmark = [pytest.mark.browser]
 
 BASE_DIR = Path(settings.BASE_DIR)
 DEVICE = "7f1c9a52-3d4e-4b6a-8c2d-0e9f8a7b6c5d"
@@ -52,23 +60,15 @@ LONG_CAMPAIGN = "summer-" + "x" * (10_000 - len("summer-"))
 CUT_CAMPAIGN = LONG_CAMPAIGN[:255]
 
 
-def new_users_environment(database: Path) -> dict[str, str]:
-    """This shell's environment without any setting the service reads (as a fresh clone's
-    user has none), the SQLite file put in the test's directory instead of the repository."""
-    names = set(re.findall(r"^([A-Z][A-Z0-9_]*)=", (BASE_DIR / ".env.example").read_text(),
-                           re.M))
-    env = {name: value for name, value in os.environ.items() if name not in names}
-    env.update(DATABASE_URL=f"sqlite:///{database}", PYTHONUNBUFFERED="1")
-    return env
-
-
-@pytest.fixture
-def service(tmp_path, request) -> Iterator[Service]:
-    """`make run PORT=<free port>`, with this test's virtualenv: the console on 127.0.0.1."""
+@contextmanager
+def make_run(tmp_path: Path, request, **settings_set: str) -> Iterator[Service]:
+    """`make run PORT=<free port>`, with this test's virtualenv, on a SQLite file in the
+    test's directory and a fresh clone's environment plus `settings_set`: the console on
+    127.0.0.1. Its output is printed when the test fails."""
     port = free_port()
     venv = Path(sys.prefix)
     make_run = Process(f"make --no-print-directory run PORT={port} VENV={venv}",
-                       env=new_users_environment(tmp_path / "db.sqlite3"),
+                       env={**new_users_environment(tmp_path / "db.sqlite3"), **settings_set},
                        log_path=tmp_path / "make-run.log", cwd=BASE_DIR, from_venv=False)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -83,6 +83,22 @@ def service(tmp_path, request) -> Iterator[Service]:
             print(f"--- {make_run.command}\n{make_run.output()[-6000:]}")
 
 
+def new_users_environment(database: Path) -> dict[str, str]:
+    """This shell's environment without any setting the service reads (as a fresh clone's
+    user has none), the SQLite file put in the test's directory instead of the repository."""
+    names = set(re.findall(r"^([A-Z][A-Z0-9_]*)=", (BASE_DIR / ".env.example").read_text(),
+                           re.M))
+    env = {name: value for name, value in os.environ.items() if name not in names}
+    env.update(DATABASE_URL=f"sqlite:///{database}", PYTHONUNBUFFERED="1")
+    return env
+
+
+@pytest.fixture
+def service(tmp_path, request) -> Iterator[Service]:
+    with make_run(tmp_path, request) as running:
+        yield running
+
+
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     """A plain-http receiver on 127.0.0.1, as a developer runs one beside `make run`."""
@@ -91,6 +107,7 @@ def receiver() -> Iterator[Receiver]:
     receiver.stop()
 
 
+@pytest.mark.browser
 def test_a_new_user_goes_from_make_run_to_exports_a_local_webhook_and_the_sdk_page(
         page, service, screenshot, receiver):
     sign_up(page, name="Nia New", email="nia@example.com", company="Acme")
@@ -122,6 +139,50 @@ def test_a_new_user_goes_from_make_run_to_exports_a_local_webhook_and_the_sdk_pa
     send_purchase(service, key, android, device_id=DEVICE, amount=10, currency="EUR")
     a_missing_rate_is_said_once_and_added_from_the_console(page, screenshot)
     the_api_docs_render_with_the_outside_world_blocked(page, screenshot)
+
+
+def test_make_run_tries_a_failed_postback_again_when_due_with_no_beat_or_worker(
+        tmp_path, request):
+    receiver = Receiver(replies=[Reply(status=503, body=b"busy")]).start()
+    request.addfinalizer(receiver.stop)
+    # A retry one second after the failure, so the test waits seconds, not the default minute.
+    with make_run(tmp_path, request, DELIVERY_RETRY_DELAYS="1") as service:
+        token = api_sign_up(service, email="ops@example.com", company="Acme").token
+        app_id = api_create_app(service, token, name="Runner", package=PACKAGE)
+        key = api_create_key(service, token, app_id)
+        auth = {"Authorization": f"Bearer {token}"}
+        created = requests.post(service.api("postbacks"), headers=auth, timeout=10, json={
+            "app_id": app_id, "media_source": "facebook",
+            "postback_url": receiver.url("/pb?d={device_id}&c={campaign_id}")})
+        assert created.status_code == 201, created.text
+        send_click(service, app_id, device_id=DEVICE, pid="facebook", c="summer")
+        installed = send_install(service, key, app_id, device_id=DEVICE)
+        assert installed.status_code == 201, installed.text
+        assert installed.json()["data"]["mediaSource"] == "facebook"
+
+        first, retry = receiver.wait_for(2, timeout=30)
+        assert first.path == retry.path == f"/pb?d={DEVICE}&c=summer"
+        logs = wait_for_logs(service, auth, app_id, lambda logs: len(logs) == 2 and all(
+            entry["delivery_state"] == "succeeded" for entry in logs))
+        assert [(entry["attempt_number"], entry["status_code"], entry["success"])
+                for entry in sorted(logs, key=lambda entry: entry["attempt_number"])] == [
+            (1, 503, False), (2, 200, True)]
+        output = service.processes["make run"].output()
+        assert "running beat's schedule in this process" in output
+        # The schedule's writes (the analytics refresh every 2 s) and the requests' took turns.
+        assert " ERROR " not in output, output
+
+
+def wait_for_logs(service, auth: dict, app_id: str, done, timeout: float = 15.0) -> list:
+    """The app's postback log once `done(logs)`: the sender records a try after the receiver
+    has answered it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        logs = requests.get(service.api("postbacks/logs"), params={"app_id": app_id},
+                            headers=auth, timeout=10).json()["data"]["logs"]
+        if done(logs) or time.monotonic() > deadline:
+            return logs
+        time.sleep(0.2)
 
 
 def with_query(url: str, **params: str) -> str:
@@ -297,6 +358,9 @@ def the_sdk_page_shows_the_app_id_and_the_key_prefix(page, screenshot, app_id, k
     expect(page.get_by_label("App id")).to_have_value(app_id)
     expect(page.get_by_text("Use the key")).to_contain_text(key[:len("ak_") + 12])
     assert key not in page.content()
+    # The key signs its requests (made so above): the code shows the signing step.
+    expect(page.get_by_text("It signs its requests, so the code below signs each one")
+           ).to_be_visible()
     screenshot("makerun-sdk-setup")
 
 

@@ -1,6 +1,7 @@
 """The install explorer: search by device id or install id, the latest installs a keyset page at
 a time, and one install's result, trail in words, losing clicks and re-engagements; scoped to
-the owner's organization and app."""
+the owner's organization and app. Installs happen at the last noon (tests/clock.py), so the
+hours before them are the same UTC day whenever the suite runs."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from tests.clock import last_noon
 from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.factories import AppFactory
 from tests.tracking.conftest import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP
@@ -42,7 +44,7 @@ def detail_url(app, install):
 
 
 def test_the_explorer_lists_the_latest_installs_newest_first(console, app):
-    now = timezone.now()
+    now = last_noon()
     record_click(app, at=now - timedelta(minutes=30), device="gaid-paid")
     record_install(app, at=now - timedelta(minutes=20), device="gaid-paid")
     record_install(app, at=now - timedelta(minutes=10), device="gaid-organic", ip="10.0.0.1")
@@ -56,7 +58,7 @@ def test_the_explorer_lists_the_latest_installs_newest_first(console, app):
 
 def test_older_installs_come_a_page_at_a_time_without_counting(console, app, monkeypatch):
     monkeypatch.setattr("console.views.installs.PAGE_SIZE", 2)
-    now = timezone.now()
+    now = last_noon()
     for n in range(3):
         record_install(app, at=now - timedelta(minutes=n), device=f"gaid-{n}", ip="10.0.0.1")
     with CaptureQueriesContext(connection) as queries:
@@ -79,7 +81,7 @@ def _next_link(html: str) -> str:
 
 def test_installs_at_the_same_moment_are_paged_by_id_without_loss(console, app, monkeypatch):
     monkeypatch.setattr("console.views.installs.PAGE_SIZE", 2)
-    moment = timezone.now()
+    moment = last_noon()
     for n in range(5):
         record_install(app, at=moment, device=f"same-{n}", ip="10.0.0.1")
     seen, url = [], list_url(app)
@@ -91,21 +93,21 @@ def test_installs_at_the_same_moment_are_paged_by_id_without_loss(console, app, 
 
 
 def test_a_bad_cursor_shows_the_first_page(console, app):
-    record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1")
+    record_install(app, at=last_noon(), device="gaid-1", ip="10.0.0.1")
     response = console.get(list_url(app), {"after": "not-a-cursor"})
     assert response.status_code == 200
     assert "gaid-1" in response.content.decode()
 
 
 def test_an_install_id_of_this_app_opens_its_page(console, app):
-    install = record_install(app, at=timezone.now(), device="gaid-1").install
+    install = record_install(app, at=last_noon(), device="gaid-1").install
     response = console.get(list_url(app), {"q": f"  {install.id} "})
     assert response.status_code == 302
     assert response["Location"] == detail_url(app, install)
 
 
 def test_a_device_id_is_found_lower_cased_and_stripped(console, app):
-    record_install(app, at=timezone.now(), device="ABCD-ef01", ip="10.0.0.1")
+    record_install(app, at=last_noon(), device="ABCD-ef01", ip="10.0.0.1")
     response = console.get(list_url(app), {"q": " AbCd-EF01 "})
     assert response.status_code == 200
     html = response.content.decode()
@@ -114,7 +116,7 @@ def test_a_device_id_is_found_lower_cased_and_stripped(console, app):
 
 
 def test_an_unknown_device_id_says_none_was_found(console, app):
-    record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1")
+    record_install(app, at=last_noon(), device="gaid-1", ip="10.0.0.1")
     response = console.get(list_url(app), {"q": "nobody"})
     html = response.content.decode()
     assert response.status_code == 200
@@ -124,7 +126,7 @@ def test_an_unknown_device_id_says_none_was_found(console, app):
 
 @pytest.mark.parametrize("query", ["gaid\x00", "x" * 65])
 def test_a_device_id_no_install_can_have_finds_none(console, app, query):
-    record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1")
+    record_install(app, at=last_noon(), device="gaid-1", ip="10.0.0.1")
     response = console.get(list_url(app), {"q": query})
     assert response.status_code == 200
     assert "gaid-1" not in response.content.decode()
@@ -132,20 +134,20 @@ def test_a_device_id_no_install_can_have_finds_none(console, app, query):
 
 def test_an_install_id_of_another_app_is_not_found_by_search(console, app, owner):
     sibling = AppFactory(organization=owner.organization)
-    other = record_install(sibling, at=timezone.now(), device="gaid-1").install
+    other = record_install(sibling, at=last_noon(), device="gaid-1").install
     response = console.get(list_url(app), {"q": str(other.id)})
     assert response.status_code == 200
     assert "No install of this app has device id" in response.content.decode()
 
 
 def test_another_organizations_app_is_a_404(console, outsider_app):
-    install = record_install(outsider_app, at=timezone.now(), device="gaid-1").install
+    install = record_install(outsider_app, at=last_noon(), device="gaid-1").install
     assert console.get(list_url(outsider_app)).status_code == 404
     assert console.get(detail_url(outsider_app, install)).status_code == 404
 
 
 def test_another_organizations_install_under_this_app_is_a_404(console, app, outsider_app):
-    install = record_install(outsider_app, at=timezone.now(), device="gaid-1").install
+    install = record_install(outsider_app, at=last_noon(), device="gaid-1").install
     response = console.get(detail_url(app, install))
     assert response.status_code == 404
     assert "gaid-1" not in response.content.decode()
@@ -153,7 +155,7 @@ def test_another_organizations_install_under_this_app_is_a_404(console, app, out
 
 def test_another_apps_install_under_this_app_is_a_404(console, app, owner):
     sibling = AppFactory(organization=owner.organization)
-    install = record_install(sibling, at=timezone.now(), device="gaid-1").install
+    install = record_install(sibling, at=last_noon(), device="gaid-1").install
     assert console.get(detail_url(app, install)).status_code == 404
     assert console.get(detail_url(sibling, install)).status_code == 200
 
@@ -165,7 +167,7 @@ def test_the_explorer_asks_a_visitor_to_log_in(client, app):
 
 
 def test_an_install_page_tells_its_trail_in_words_with_the_clicks_that_lost(console, app):
-    now = timezone.now()
+    now = last_noon()
     winner = now - timedelta(minutes=20)
     record_click(app, at=now - timedelta(hours=2), device="gaid-1", campaign="spring")
     record_click(app, at=winner, device="gaid-1")
@@ -182,7 +184,7 @@ def test_an_install_page_tells_its_trail_in_words_with_the_clicks_that_lost(cons
 
 
 def test_an_organic_install_page_says_what_each_tier_found(console, app):
-    install = record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1").install
+    install = record_install(app, at=last_noon(), device="gaid-1", ip="10.0.0.1").install
     html = console.get(detail_url(app, install)).content.decode()
     # 10.0.0.1 is private: never compared, which the page says instead of "no click there".
     assert ("Organic: no click with this device id; fingerprint: the install&#x27;s loopback, "
@@ -192,7 +194,7 @@ def test_an_organic_install_page_says_what_each_tier_found(console, app):
 
 
 def test_an_iphone_install_without_consent_says_the_fingerprint_tier_was_skipped(console, app):
-    now = timezone.now()
+    now = last_noon()
     record_click(app, at=now - timedelta(minutes=30))
     install = services.install_record(data=services.InstallReport(
         app_id=app.id, platform="ios", sdk_version="3.0.0", ip=PUBLIC_IP, att_status="denied",
@@ -205,14 +207,14 @@ def test_an_iphone_install_without_consent_says_the_fingerprint_tier_was_skipped
 
 
 def test_an_install_without_a_trail_says_so(console, app):
-    install = record_install(app, at=timezone.now(), device="gaid-1", ip="10.0.0.1").install
+    install = record_install(app, at=last_noon(), device="gaid-1", ip="10.0.0.1").install
     Install.objects.filter(id=install.id).update(decision={})
     html = console.get(detail_url(app, install)).content.decode()
     assert "No decision trail was stored with this install." in html
 
 
 def test_an_install_page_lists_its_re_engagements(console, app):
-    now = timezone.now()
+    now = last_noon()
     install = record_install(app, at=now - timedelta(hours=3), device="gaid-1",
                              ip="10.0.0.1").install
     record_click(app, at=now - timedelta(hours=1), device="gaid-1", source="tiktok",
@@ -225,7 +227,7 @@ def test_an_install_page_lists_its_re_engagements(console, app):
 
 
 def test_hostile_sources_and_campaigns_are_shown_as_text_everywhere(console, app):
-    now = timezone.now()
+    now = last_noon()
     record_click(app, at=now - timedelta(hours=1), device="gaid-x", source=XSS_SOURCE,
                  campaign="old")
     record_click(app, at=now - timedelta(minutes=5), device="gaid-x", source=XSS_SOURCE,
@@ -247,7 +249,7 @@ def test_the_install_page_lists_its_events_and_the_revenue_they_reported(console
 
     from tracking.models import Event
 
-    install = record_install(app, at=timezone.now() - timedelta(hours=1), device="gaid-1").install
+    install = record_install(app, at=last_noon() - timedelta(hours=1), device="gaid-1").install
     for minutes, name, amount, currency in [(10, "open", None, None),
                                             (20, "purchase", "4.99", "USD"),
                                             (30, "purchase", "2.00", "EUR"),
@@ -270,6 +272,6 @@ def test_the_install_page_lists_its_events_and_the_revenue_they_reported(console
 
 
 def test_an_install_without_events_says_where_they_would_come_from(console, app):
-    install = record_install(app, at=timezone.now(), device="gaid-1").install
+    install = record_install(app, at=last_noon(), device="gaid-1").install
     html = console.get(detail_url(app, install)).content.decode()
     assert "None yet: events the app sends with this install's device id show here." in html

@@ -1,21 +1,33 @@
 """The SDK set-up page: the app id, this service's address, the key to use (by name and prefix,
 never a secret, not even one just created in this session), the calls with the app's values
 and a copy button each, the app's platform first; another organization's app is a 404, and
-hostile names are text. The keys page shows the app id and leads here."""
+hostile names are text. The keys page shows the app id and leads here.
+
+When the key to use signs its requests every snippet signs them, and the page's curl commands,
+run by bash against the running service of an app that refuses unsigned requests, are taken;
+when it does not, the snippets carry no signature. An app that requires signed requests is
+never offered a key that cannot sign."""
 
 from __future__ import annotations
 
+import html as html_text
+import json
+import os
 import re
+import subprocess
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from apps_registry.models import ApiKey
-from apps_registry.services import api_key_create
+from apps_registry.services import api_key_create, api_key_create_signing
 from console.security import POLICY
+from fraud import services as fraud_services
+from fraud.models import SignatureRefusal
 from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.factories import AppFactory
+from tracking.models import Event, Install
 
 pytestmark = pytest.mark.django_db
 
@@ -135,3 +147,101 @@ def test_the_apps_navigation_leads_to_the_sdk_page(console, app):
     html = console.get(f"/console/apps/{app.id}/installs").content.decode()
     assert f'<a href="{sdk_url(app)}">SDK set-up</a>' in html
     assert f'<a href="{sdk_url(app)}" aria-current="page">SDK set-up</a>' in page(console, app)
+
+
+# --- Signing --------------------------------------------------------------------------------
+
+SIGNED_SNIPPETS = ("snippet-android-setup", "snippet-ios-setup", "snippet-http-install",
+                   "snippet-http-events", "snippet-http-conversion")
+
+
+def snippets(html: str) -> dict[str, str]:
+    """Each code block's text as the page shows it (and its Copy button copies)."""
+    return {block: html_text.unescape(text) for block, text in re.findall(
+        r'<pre id="(snippet-[\w-]+)"[^>]*><code[^>]*>(.*?)</code></pre>', html, re.S)}
+
+
+def enforce_signing(app) -> None:
+    fraud_services.settings_update(app_id=app.id, changes={"signing_mode": "enforce"})
+
+
+def test_a_signing_key_gets_code_that_signs_every_request(console, app):
+    key, _, _ = api_key_create_signing(app=app, name="Signed SDK", permissions=["write"])
+    html = page(console, app)
+    assert "Use the key <strong>Signed SDK</strong>" in html
+    assert "It signs its requests, so the code below signs each one" in html
+    assert "<code>YOUR_SIGNING_SECRET</code>" in html
+    code = snippets(html)
+    for block in SIGNED_SNIPPETS:
+        assert "X-Signature-Timestamp" in code[block] and "v1=" in code[block], block
+    assert 'const val SIGNING_SECRET = "YOUR_SIGNING_SECRET"' in code["snippet-android-setup"]
+    assert 'static let signingSecret = "YOUR_SIGNING_SECRET"' in code["snippet-ios-setup"]
+    assert "-hmac 'YOUR_SIGNING_SECRET'" in code["snippet-http-install"]
+    assert "X-Signature-Timestamp (the current Unix time in seconds)" in html  # any language
+    assert re.search(r"<td><code>" + re.escape(key.key_prefix) + r"</code></td>.*?<td>yes</td>"
+                     r"\s*<td>yes</td>", html, re.S)
+
+
+def test_a_key_that_does_not_sign_gets_the_plain_code(console, app):
+    api_key_create(app=app, name="Plain SDK", permissions=["write"])
+    html = page(console, app)
+    assert "Use the key <strong>Plain SDK</strong>" in html
+    assert "Signature" not in html and "YOUR_SIGNING_SECRET" not in html
+    assert "SIGNING_SECRET" not in "".join(snippets(html).values())
+
+
+def test_an_app_that_requires_signatures_is_offered_only_a_key_that_signs(console, app):
+    api_key_create_signing(app=app, name="Signed SDK", permissions=["write"])
+    api_key_create(app=app, name="Newer plain", permissions=["write"])  # newest first
+    enforce_signing(app)
+    html = page(console, app)
+    assert "Use the key <strong>Signed SDK</strong>" in html
+    assert "no: this app requires signed requests" in html
+    assert "X-Signature" in snippets(html)["snippet-http-install"]
+
+
+def test_an_app_that_requires_signatures_with_no_key_that_signs_asks_for_one(console, app):
+    api_key_create(app=app, name="Plain SDK", permissions=["write"])
+    enforce_signing(app)
+    html = page(console, app)
+    assert "Use the key" not in html
+    assert ("the SDK needs a key with the write or admin permission that signs its requests "
+            "(this app refuses unsigned requests: its signing mode is enforce)") in html
+    assert "X-Signature" in snippets(html)["snippet-http-install"]  # the key to create signs
+
+
+def run_in_bash(command: str, *, key: str, secret: str) -> tuple[int, dict]:
+    """The command as a developer pastes it, key and secret in place of the placeholders, run
+    by bash; curl also writes the answer's status on a last line."""
+    script = command.replace("YOUR_API_KEY", key).replace("YOUR_SIGNING_SECRET", secret)
+    status_too = "curl() { command curl -w '\\n%{http_code}' \"$@\"; }\n"
+    done = subprocess.run(["bash", "-c", status_too + script], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "NO_PROXY": "127.0.0.1,localhost"})
+    assert done.returncode == 0, done.stderr
+    body, _, status = done.stdout.rpartition("\n")
+    return int(status), json.loads(body)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_pages_signed_curl_commands_are_taken_by_an_app_that_refuses_unsigned_requests(
+        console, owner, live_server, settings):
+    settings.LINKS_BASE_URL = live_server.url  # the address the page gives the commands
+    app = AppFactory(organization=owner.organization, platform="android")
+    _, full_key, secret = api_key_create_signing(app=app, name="Signed SDK",
+                                                 permissions=["write"])
+    enforce_signing(app)
+    code = snippets(page(console, app))
+
+    status, answer = run_in_bash(code["snippet-http-install"], key=full_key, secret=secret)
+    assert (status, answer["success"]) == (201, True), answer
+    assert Install.objects.filter(app_id=app.id, id=answer["data"]["installId"]).exists()
+    status, answer = run_in_bash(code["snippet-http-events"], key=full_key, secret=secret)
+    assert status == 200 and answer["data"]["accepted"] == 2, answer
+    assert Event.objects.filter(app_id=app.id).count() == 2
+
+    # The same command with a wrong secret is refused, and nothing of it stored.
+    status, answer = run_in_bash(code["snippet-http-install"], key=full_key, secret="0" * 64)
+    assert status == 401 and answer["error"]["details"] == {"X-Signature": [
+        "X-Signature does not match the request."]}, answer
+    assert Install.objects.filter(app_id=app.id).count() == 1
+    assert SignatureRefusal.objects.get(app_id=app.id).sub_reason == "wrong"

@@ -1,7 +1,9 @@
 """The SDK set-up page's code (console/sdk_snippets.py): the curl examples are sent to the real
 service exactly as written (with a real key in place of the placeholder) and must be accepted;
 the Kotlin and Swift code sends only fields the API's serializers read, to paths that exist,
-and reads only fields the answers have; the app's values are filled in as safe literals; the
+and reads only fields the answers have; with a signing key it signs each try as the service
+checks (the page's signed curl commands run against the service: tests/console/test_sdk.py),
+and without one it sends no signature; the app's values are filled in as safe literals; the
 app's own platform comes first."""
 
 from __future__ import annotations
@@ -276,3 +278,84 @@ def test_only_a_key_with_write_or_admin_that_has_not_expired_serves_the_sdk():
     assert keys.usable_by_sdk(permissions=["admin", "read"], expires_at=None, now=now)
     assert not keys.usable_by_sdk(permissions=["read"], expires_at=None, now=now)
     assert not keys.usable_by_sdk(permissions=["write"], expires_at=now, now=now)
+
+
+def test_the_key_to_use_is_the_one_the_sdk_endpoints_take_signatures_included():
+    now = timezone.now()
+    usable = {"permissions": ["write"], "expires_at": None, "now": now}
+    assert keys.sdk_refusal(**usable, signs=False, signatures_required=False) is None
+    assert keys.sdk_refusal(**usable, signs=True, signatures_required=True) is None
+    assert keys.sdk_refusal(**usable, signs=False, signatures_required=True) == keys.CANNOT_SIGN
+    assert keys.sdk_refusal(permissions=["read"], expires_at=None, now=now, signs=True,
+                            signatures_required=False) == keys.NO_SDK_PERMISSION
+    assert keys.sdk_refusal(permissions=["write"], expires_at=now, now=now, signs=True,
+                            signatures_required=True) == keys.EXPIRED
+
+
+# --- Signing --------------------------------------------------------------------------------
+
+def signed(platform: str) -> dict[str, sdk_snippets.Snippet]:
+    return steps(platform, signing=True)
+
+
+def test_with_a_signing_key_kotlin_signs_the_bytes_it_sends_on_each_try():
+    text = signed("android")["android-setup"].text
+    assert "import javax.crypto.Mac\nimport javax.crypto.spec.SecretKeySpec" in text
+    assert 'const val SIGNING_SECRET = "YOUR_SIGNING_SECRET"' in text
+    # postJson calls send() once per try, and send() takes the time: each try signs anew.
+    assert "withContext(Dispatchers.IO) { send(path, body) }" in text
+    send = text[text.index("private fun send("):text.index("private fun sign(")]
+    assert "val timestamp = (System.currentTimeMillis() / 1000).toString()" in send
+    assert 'setRequestProperty("X-Signature-Timestamp", timestamp)' in send
+    assert 'setRequestProperty("X-Signature", "v1=" + sign(timestamp, bytes))' in send
+    assert "it.write(bytes)" in send and "toByteArray()) }" not in send
+    sign = text[text.index("private fun sign("):]
+    assert 'Mac.getInstance("HmacSHA256")' in sign
+    assert 'SecretKeySpec(SIGNING_SECRET.toByteArray(Charsets.UTF_8), "HmacSHA256")' in sign
+    assert 'mac.update("$timestamp.".toByteArray(Charsets.UTF_8))' in sign
+    assert 'mac.doFinal(body).joinToString("") { "%02x".format(it) }' in sign
+
+
+def test_with_a_signing_key_swift_signs_the_bytes_it_sends_on_each_try():
+    text = signed("ios")["ios-setup"].text
+    assert text.startswith("// Attribution.swift\nimport CryptoKit\n")
+    assert 'static let signingSecret = "YOUR_SIGNING_SECRET"' in text
+    assert "request.httpBody = payload" in text
+    loop = text[text.index("for attempt in 1...maxAttempts"):text.index("func sign(")]
+    assert "let timestamp = String(Int(Date().timeIntervalSince1970))" in loop
+    assert ('request.setValue(timestamp, forHTTPHeaderField: "X-Signature-Timestamp")'
+            in loop)
+    assert ('request.setValue("v1=" + sign(timestamp, payload), forHTTPHeaderField: '
+            '"X-Signature")' in loop)
+    assert loop.index("X-Signature") < loop.index("URLSession.shared.data(for: request)")
+    sign = text[text.index("func sign("):]
+    assert "SymmetricKey(data: Data(Attribution.signingSecret.utf8))" in sign
+    assert 'HMAC<SHA256>.authenticationCode(for: Data((timestamp + ".").utf8) + body,' in sign
+    assert 'String(format: "%02x", $0)' in sign
+
+
+def test_every_curl_example_signs_its_exact_body_with_a_signing_key():
+    for platform in ("android", "ios", "web"):
+        for step in signed(platform).values():
+            if step.language != "shell":
+                continue
+            lines = step.text.split("\n")
+            assert lines[0].startswith("BODY='{")
+            assert "TIMESTAMP=$(date +%s)" in lines
+            assert ("""SIGNATURE=$(printf '%s' "$TIMESTAMP.$BODY" \\""" in lines)
+            assert ("  | openssl dgst -sha256 -hmac 'YOUR_SIGNING_SECRET' -r | cut -d' ' -f1)"
+                    in lines)
+            assert lines[-3:] == ['  -H "X-Signature-Timestamp: $TIMESTAMP" \\',
+                                  '  -H "X-Signature: v1=$SIGNATURE" \\',
+                                  '  --data-binary "$BODY"']
+
+
+def test_without_a_signing_key_nothing_is_signed():
+    for platform in ("android", "ios", "web"):
+        for step in steps(platform).values():
+            for word in ("Signature", "SIGNING", "signingSecret", "CryptoKit", "javax.crypto",
+                         "openssl"):
+                assert word not in step.text, (platform, step.slug, word)
+    assert sdk_snippets.any_language_note(target("web")) == sdk_snippets.ANY_LANGUAGE_NOTE
+    assert "X-Signature-Timestamp" in sdk_snippets.any_language_note(target("web",
+                                                                            signing=True))

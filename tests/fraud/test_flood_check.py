@@ -19,6 +19,7 @@ from fraud import selectors as fraud_selectors
 from fraud import services as fraud_services
 from fraud.models import SourceFlag
 from tests.analytics.conftest import install
+from tests.clock import last_noon
 from tests.delivery.conftest import make_postback, make_webhook
 from tests.factories import AppFactory
 from tests.fraud.test_flood import clean_ctits, flood_ctits
@@ -48,7 +49,7 @@ def world(app):
     """A clean network converting 10% of 600 clicks with the published CTIT, and a flooder
     converting 0.8% of 2,500 clicks spread over the week."""
     rng = random.Random(11)
-    now = timezone.now()
+    now = last_noon()  # ten minutes later is the same UTC day, whenever the suite runs
     clicks(app, "good", 600, now, rng)
     clicks(app, "flooder", 2_500, now, rng)
     good = installs(app, "good", clean_ctits(rng, 60), now, rng)

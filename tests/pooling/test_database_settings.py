@@ -54,9 +54,9 @@ def test_a_pool_needs_postgresql(pool):
         settings_for(pool, url="sqlite:///tmp/db.sqlite3")
 
 
-def test_sqlite_takes_no_postgresql_options():
+def test_sqlite_takes_no_postgresql_options_and_begins_transactions_with_the_write_lock():
     database = settings_for("off", url="sqlite:///tmp/db.sqlite3")
-    assert not database.get("OPTIONS")
+    assert database["OPTIONS"] == {"transaction_mode": "IMMEDIATE"}
 
 
 @pytest.mark.parametrize("pool", ["PgBouncer-ish", "on", ""])
