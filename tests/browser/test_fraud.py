@@ -65,9 +65,9 @@ def test_a_blocked_install_is_explained_and_its_rule_changed_in_the_console(
     row.get_by_role("link").click()
     summary = page.locator(".trail-summary")
     expect(summary).to_contain_text(re.compile(
-        r"^Blocked: found the click of \d\d:\d\d from hijacker / c7 with this device id and "
-        r"refused it \(click \d+ s before install: below the 10 s floor \(install hijacking\)\); "
-        r"no other click qualified, so the install was credited to no one"))
+        r"^Blocked: found the click of (\d{4}-\d\d-\d\d )?\d\d:\d\d from hijacker / c7 with "
+        r"this device id and refused it \(click \d+ s before install: below the 10 s floor "
+        r"\(install hijacking\)\); no other click qualified, so the install was credited"))
     expect(page.get_by_role("main")).not_to_contain_text("No click with this device id")
     expect(page.locator(".trail-steps")).to_contain_text("Device id: Found the click of")
     screenshot("install-blocked")

@@ -43,6 +43,12 @@ def text_of(response) -> str:
     return re.sub(r"\s+", " ", words)
 
 
+def at(clicked: datetime, row: Install) -> str:
+    """A click's time as the trail says it: with its date when not the install's UTC day."""
+    return f"{clicked:%H:%M}" if clicked.date() == row.installed_at.date() else (
+        f"{clicked:%Y-%m-%d %H:%M}")
+
+
 def install_page(console, app, row):
     return console.get(reverse("console:install-detail", args=[app.id, row.id]))
 
@@ -134,10 +140,10 @@ def test_a_refused_device_click_is_said_found_and_refused_not_missing(console, s
     text = text_of(install_page(console, app, row))
     assert "No click with this device id" not in text
     refusal = f"click {seconds} s before install: below the 10 s floor (install hijacking)"
-    assert (f"Blocked: found the click of {clicked:%H:%M} from hijacker / summer with this "
+    assert (f"Blocked: found the click of {at(clicked, row)} from hijacker / summer with this "
             f"device id and refused it ({refusal}); no other click qualified, so the install "
             "was credited to no one (answered organic).") in text
-    assert (f"Device id : Found the click of {clicked:%H:%M} from hijacker / summer with this "
+    assert (f"Device id : Found the click of {at(clicked, row)} from hijacker / summer with this "
             f"device id and refused it ({refusal}).") in text
 
     # The page reads the facts the API's install detail answers, not a computation of its own.
@@ -222,6 +228,6 @@ def test_an_install_rule_block_says_which_match_was_not_credited(console, sdk, a
     clicked = datetime.fromisoformat(row.decision["fraud"]["refused"]["clicked_at"])
     text = text_of(install_page(console, app, row))
     assert (f"Blocked: the install came from a listed network; its match by device id with the "
-            f"click of {clicked:%H:%M} from honest / summer was not credited: the install was "
+            f"click of {at(clicked, row)} from honest / summer was not credited: the install was "
             "credited to no one (answered organic).") in text
     assert "Blocked: from a listed network (anonymous traffic)" in text_of(list_page(console, app))
