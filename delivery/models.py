@@ -70,7 +70,7 @@ class Webhook(models.Model):
     url = models.CharField(max_length=2048)
     events = models.JSONField()
     active = models.BooleanField(default=True)
-    # Fernet token of the whsec_ secret (delivery.crypto); never the secret itself.
+    # Fernet token of the whsec_ secret (attribution_site/secrets.py); never the secret itself.
     secret_encrypted = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)

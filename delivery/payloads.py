@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import re
+import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -44,6 +45,7 @@ MACROS = SPEC_MACROS + EXTRA_MACROS
 IDENTIFYING_MACROS = ("device_id", "install_id")
 
 SECRET_PREFIX = "whsec_"
+SECRET_BYTES = 32
 USER_AGENT = "attribution-delivery/1.0"
 SENSITIVE_QUERY_NAME = re.compile(r"(key|token|secret|pass|auth|sig|credential)", re.I)
 MASK = "***"
@@ -326,6 +328,12 @@ def _mask_pair(pair: str) -> str:
     if sep and SENSITIVE_QUERY_NAME.search(unquote(name)):
         return f"{name}={MASK}"
     return pair
+
+
+def secret_generate() -> str:
+    """A Standard Webhooks secret, for webhooks and privacy callbacks alike: whsec_ followed by
+    32 random bytes in base64."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
 
 
 def x_signature(secret: str, body: bytes) -> str:

@@ -24,7 +24,14 @@ from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict
-from delivery import crypto, transport
+from attribution_site.secrets import (
+    PRIVACY_CALLBACK_SIGNING,
+    SecretUnreadable,
+    secret_decrypt,
+    secret_encrypt,
+)
+from delivery import transport
+from delivery.payloads import secret_generate
 from delivery.policy import ErrorKind, Outcome
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
@@ -56,14 +63,15 @@ def request_file(*, app: App, request_type: str, identity_type: str, identity_va
     the secret its callbacks are signed with (shown once, never stored in the clear).
     Conflict when the id was used before."""
     value = identities.identity_normalize(identity_type, identity_value)
-    secret = crypto.secret_generate() if status_callback_urls else None
+    secret = secret_generate() if status_callback_urls else None
     subject_request = SubjectRequest(
         id=request_id or uuid.uuid4(), app=app, request_type=request_type, source=source,
         identity_type=identity_type, identity_hash=identities.identity_hash(identity_type, value),
         identity_value=value, encoded_request=encoded_request, submitted_time=submitted_time,
         received_time=now, expected_completion_time=now + policy.EXPECTED_COMPLETION,
         api_version=api_version, status_callback_urls=list(status_callback_urls),
-        callback_secret_encrypted=crypto.secret_encrypt(secret) if secret else "",
+        callback_secret_encrypted=(secret_encrypt(secret, purpose=PRIVACY_CALLBACK_SIGNING)
+                                   if secret else ""),
         base_url=base_url, requested_by=requested_by, updated_at=now)
     try:
         with transaction.atomic():
@@ -221,8 +229,9 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
     body = callback.body.encode()
     invalid = None
     try:
-        secret = crypto.secret_decrypt(callback.request.callback_secret_encrypted)
-    except crypto.SecretUnreadable as exc:
+        secret = secret_decrypt(callback.request.callback_secret_encrypted,
+                                purpose=PRIVACY_CALLBACK_SIGNING)
+    except SecretUnreadable as exc:
         invalid, secret = str(exc), ""
     request = transport.OutboundRequest("POST", callback.url, callbacks.callback_headers(
         secret=secret, message_id=str(callback.id), timestamp=int(now.timestamp()), body=body,

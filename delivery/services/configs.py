@@ -17,7 +17,8 @@ from django.utils import timezone
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
-from delivery import crypto, payloads, transport
+from attribution_site.secrets import WEBHOOK_SIGNING, secret_encrypt
+from delivery import payloads, transport
 from delivery.models import ConsentPolicy, HttpMethod, PostbackConfig, Webhook
 
 UPDATABLE_POSTBACK_FIELDS = ("media_source", "postback_url", "http_method", "events", "active",
@@ -98,11 +99,11 @@ def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhoo
     if Webhook.objects.filter(app=app).count() >= MAX_WEBHOOKS_PER_APP:
         message = f"An app can have at most {MAX_WEBHOOKS_PER_APP} webhooks."
         raise ValidationFailed(message, {"non_field_errors": [message]})
-    secret = crypto.secret_generate()
+    secret = payloads.secret_generate()
     now = timezone.now()
+    sealed = secret_encrypt(secret, purpose=WEBHOOK_SIGNING)
     webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
-                                     secret_encrypted=crypto.secret_encrypt(secret),
-                                     created_at=now, updated_at=now)
+                                     secret_encrypted=sealed, created_at=now, updated_at=now)
     return webhook, secret
 
 

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
-from delivery import crypto, payloads, policy, transport
+from attribution_site.secrets import WEBHOOK_SIGNING, SecretUnreadable, secret_decrypt
+from delivery import payloads, policy, transport
 from delivery import platforms as delivery_platforms
 from delivery.enqueue import DELIVERIES
 from delivery.models import (
@@ -114,8 +115,8 @@ def _outbound_request(delivery: Delivery, config: PostbackConfig | Webhook, now:
         return transport.OutboundRequest("GET", url), problem
     body = delivery.body.encode()
     try:
-        secret = crypto.secret_decrypt(config.secret_encrypted)
-    except crypto.SecretUnreadable as exc:
+        secret = secret_decrypt(config.secret_encrypted, purpose=WEBHOOK_SIGNING)
+    except SecretUnreadable as exc:
         return transport.OutboundRequest("POST", config.url, body=body), str(exc)
     headers = payloads.webhook_headers(secret=secret, message_id=str(delivery.id),
                                        timestamp=int(now.timestamp()), body=body)

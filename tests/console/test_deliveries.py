@@ -9,7 +9,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from delivery import crypto
+from attribution_site.secrets import WEBHOOK_SIGNING, secret_decrypt
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig, State, Webhook
 from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.delivery import conftest as delivery_fixtures
@@ -205,7 +205,7 @@ def test_a_new_webhooks_secret_is_shown_once_and_not_cached(console, app):
     assert shown.status_code == 200
     assert "no-store" in shown["Cache-Control"]
     body = body_of(shown)
-    secret = crypto.secret_decrypt(webhook.secret_encrypted)
+    secret = secret_decrypt(webhook.secret_encrypted, purpose=WEBHOOK_SIGNING)
     assert f'value="{secret}" readonly' in body
     assert 'data-copy="webhook-secret"' in body and "shown only once" in body
     assert webhook.events == ["install", "event"] and webhook.active is True
