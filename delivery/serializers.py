@@ -48,17 +48,16 @@ class PostbackUrlField(StrictCharField):
 
 
 class WebhookUrlField(StrictCharField):
+    """An https URL; plain http only to loopback or private receivers, where allowed."""
+
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", policy.MAX_URL_LENGTH)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
-        # The spec's webhooks are https; plain http only where local receivers are allowed.
-        local = settings.DELIVERY_ALLOW_PRIVATE_NETWORKS
-        problem = policy.url_problem(value, schemes=("http", "https") if local else ("https",))
-        if problem and not local and value.lower().startswith("http://"):
-            problem = f"{problem} {transport.LOCAL_RECEIVERS_HINT}"
+        problem = transport.webhook_url_problem(
+            value, allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
         if problem:
             raise serializers.ValidationError(problem)
         return value

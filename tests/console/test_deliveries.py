@@ -235,6 +235,24 @@ def test_a_bad_webhook_is_refused(console, app, fields, message, settings):
     assert not Webhook.objects.exists()
 
 
+@pytest.mark.parametrize("allowed", [True, False])
+def test_a_public_plain_http_webhook_is_refused_on_both_forms(console, app, settings, allowed):
+    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = allowed
+    form = {"url": "http://93.184.216.34/in", "events": ["install"]}
+    created = console.post(page("delivery-new", app, "webhook"), form)
+    assert created.status_code == 400
+    message = ("plain http is only for a receiver on loopback or a private network" if allowed
+               else "Must be an absolute https URL.")
+    assert message in body_of(created).split('id="err_url"')[1].split("</ul>")[0]
+    assert not Webhook.objects.exists()
+    webhook, _ = make_webhook(app, "https://hooks.example/a")
+    edited = console.post(page("delivery-edit", app, "webhook", webhook.id), form)
+    assert edited.status_code == 400
+    assert message in body_of(edited).split('id="err_url"')[1].split("</ul>")[0]
+    webhook.refresh_from_db()
+    assert webhook.url == "https://hooks.example/a"
+
+
 def test_owner_edits_and_deactivates_a_webhook(console, app):
     webhook, _ = make_webhook(app, "https://hooks.example/a")
     response = console.post(page("delivery-edit", app, "webhook", webhook.id), {

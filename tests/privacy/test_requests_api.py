@@ -138,6 +138,18 @@ def test_plain_http_callbacks_need_local_receivers_allowed(owner_api, app, setti
     assert "status_callback_urls" in response.json()["error"]["details"]
 
 
+def test_a_public_plain_http_callback_is_refused_even_with_local_receivers_allowed(
+        owner_api, app, settings):
+    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = True
+    response = file(owner_api, opendsr_body(
+        app, status_callback_urls=["http://93.184.216.34/cb"]))
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["status_callback_urls"] == [
+        "0: Refused: 93.184.216.34, a public address; plain http is only for a receiver on "
+        "loopback or a private network. Use an https URL."]
+    assert SubjectRequest.objects.count() == 0
+
+
 def test_another_organizations_app_is_not_found(outsider_api, app):
     response = file(outsider_api, opendsr_body(app))
     assert response.status_code == 404
