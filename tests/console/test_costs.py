@@ -168,7 +168,7 @@ def test_a_file_that_is_not_utf8_or_an_empty_form_is_refused(console, app):
 def test_pasted_text_is_checked_like_a_file(console, app):
     response = console.post(url(app), {"text": HEADER + "2025-03-01,facebook,c1,1,USD\n"})
     assert response.status_code == 200
-    assert "All 1 row are valid" in response.content.decode()
+    assert "All 1 row is valid" in response.content.decode()
 
 
 def test_campaign_names_in_a_preview_are_shown_as_text(console, app):
