@@ -201,7 +201,7 @@ def test_after_an_import_the_campaigns_show_cost_cpi_and_roas(console, app):
     assert "Campaigns of the uploaded days" in body
     assert (f"{reverse('console:campaigns', args=[app.id])}?range=custom&amp;"
             f"start={day.isoformat()}&amp;end={day.isoformat()}") in body
-    row = body[body.index("<td>summer</td>"):]
+    row = body[body.index('<td class="name" title="summer">summer</td>'):]
     cells = [cell.split(">", 1)[1].split("<", 1)[0] for cell in
              row.split("</td>")[:6]]
     assert cells[1:6] == ["4", "40.00", "10.00", "60.00", "150.00 %"]
