@@ -64,6 +64,12 @@ class ForgetInput(serializers.Serializer):
     app_id = StrictUUIDField()
     device_id = StrictCharField(max_length=64)
 
+    def validate_device_id(self, value):
+        try:
+            return identities.device_id_normalize(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
 
 class ConsoleRequestInput(serializers.Serializer):
     """The console's form: a type and one identity."""
