@@ -160,8 +160,8 @@ def send(request: OutboundRequest, *, timeout: float, allow_private: bool,
     except Refused as exc:
         return Outcome(error_kind=ErrorKind.REFUSED, error=str(exc), duration_ms=elapsed_ms())
     except (OSError, UnicodeError, ValueError) as exc:
-        return Outcome(error_kind=ErrorKind.CONNECTION,
-                       error=f"Could not resolve {host}: {exc}", duration_ms=elapsed_ms())
+        return Outcome(error_kind=ErrorKind.CONNECTION, error=_unresolved(host, exc),
+                       duration_ms=elapsed_ms())
 
     watchdog = _Watchdog()
     sock: socket.socket | None = None
@@ -291,7 +291,23 @@ def _describe(exc: BaseException) -> str:
         return "Connection refused."
     if isinstance(exc, http.client.RemoteDisconnected):
         return "The receiver closed the connection without answering."
-    return f"Connection error: {exc.__class__.__name__}: {exc}"[:500]
+    if isinstance(exc, ConnectionResetError):
+        return "The receiver reset the connection."
+    if isinstance(exc, BrokenPipeError):
+        return "The receiver closed the connection while the request was being sent."
+    if isinstance(exc, http.client.HTTPException):
+        return "The receiver's answer is not HTTP."
+    # The operating system's words ("No route to host"), never Python's class names.
+    words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Connection error: {words}."[:500]
+
+
+def _unresolved(host: str, exc: BaseException) -> str:
+    if isinstance(exc, socket.gaierror) and exc.errno in (socket.EAI_NONAME,
+                                                          getattr(socket, "EAI_NODATA", None)):
+        return f"Could not resolve {host}: no such name."
+    words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Could not resolve {host}: {words}."
 
 
 def _ca_bundle() -> str:

@@ -52,7 +52,8 @@ class SubjectRequestInput(StrictSerializer):
                                            max_length=MAX_CALLBACK_URLS)
     api_version = _choice(("1.0",), required=False)
     regulation = _choice(("gdpr", "ccpa"), required=False)
-    extensions = serializers.DictField(required=False)
+    extensions = serializers.DictField(required=False, error_messages={
+        "not_a_dict": "Must be a JSON object."})
 
     def validate_subject_request_id(self, value):
         if value.version != 4:

@@ -205,13 +205,23 @@ def _messages(value: Any) -> list[str]:
         flat: list[str] = []
         for item in value:
             if isinstance(item, dict):
-                flat.extend(f"{k}: {m}" for k, v in item.items() for m in _messages(v))
+                flat.extend(_prefixed(item))
             else:
                 flat.extend(_messages(item))
         return flat
     if isinstance(value, dict):
-        return [f"{k}: {m}" for k, v in value.items() for m in _messages(v)]
+        return _prefixed(value)
     return [str(value)]
+
+
+def _prefixed(detail: dict) -> list[str]:
+    """Nested messages, each after the field it is about; an object's own message (DRF's
+    `non_field_errors`, a name no client sent) after nothing."""
+    return [m if k == NON_FIELD_ERRORS else f"{k}: {m}"
+            for k, v in detail.items() for m in _messages(v)]
+
+
+NON_FIELD_ERRORS = "non_field_errors"
 
 
 def _validation_message(details: dict[str, list[str]]) -> str:
