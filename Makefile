@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install run migrate test lint worker beat web clean
+.PHONY: install run migrate test lint worker beat web clean sdk sdk-check
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || test -n "$(PYTHON)" || exit 1
@@ -43,3 +43,27 @@ lint: install
 
 clean:
 	rm -rf $(VENV) db.sqlite3 .pytest_cache
+
+# The web script (web_sdk/README.md). Its built files are committed in static/web_sdk/, so that
+# `make run` needs no Node.js. make sdk: build them after changing web_sdk/src/. make sdk-check
+# (CI): install the pinned packages afresh, check the formatting (prettier) and the types, run
+# the unit tests, rebuild, and fail when the build differs from the committed files. npm takes
+# packages from its cache when it has them, so both work offline after a first install.
+SDK_NPM := npm --prefix web_sdk
+SDK_BUILT := web_sdk/dist static/web_sdk
+
+web_sdk/node_modules/.package-lock.json: web_sdk/package-lock.json
+	cd web_sdk && npm ci --prefer-offline
+
+sdk: web_sdk/node_modules/.package-lock.json
+	$(SDK_NPM) run build
+
+sdk-check:
+	cd web_sdk && npm ci --prefer-offline
+	$(SDK_NPM) run lint
+	$(SDK_NPM) run typecheck
+	$(SDK_NPM) test
+	$(SDK_NPM) run build
+	@changed="$$(git diff --name-only -- $(SDK_BUILT); git ls-files --others --exclude-standard -- $(SDK_BUILT))"; \
+	  test -z "$$changed" || { echo "$$changed"; \
+	  echo "The built web script differs from the committed one: run make sdk and commit it."; exit 1; }

@@ -1,6 +1,5 @@
 """Authentication endpoints: signup, login, me (spec: Authentication endpoints)."""
 
-from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -9,11 +8,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
+from accounts.login_limits import password_login, signup_allowed
 from accounts.serializers import LoginInput, SignupInput, TokenOutput, UserOutput
-from attribution_site.api.client_ip import request_client_ip
-from attribution_site.api.throttling import enforce
 
-TOO_MANY_LOGINS = "Too many login attempts; try again later."
 EMAIL_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=services.EMAIL_TAKEN)
 BAD_CREDENTIALS = OpenApiResponse(OpenApiTypes.OBJECT, description=services.BAD_CREDENTIALS)
 
@@ -29,8 +26,7 @@ class SignupView(APIView):
 
     @extend_schema(request=SignupInput, responses={201: TokenOutput, 409: EMAIL_TAKEN}, auth=[])
     def post(self, request):
-        enforce(request, group="signup", key=request_client_ip(request),
-                rate=settings.SIGNUP_RATE_LIMIT)
+        signup_allowed(request)
         payload = SignupInput(data=request.data)
         payload.is_valid(raise_exception=True)
         user = services.account_signup(**payload.validated_data)
@@ -47,13 +43,7 @@ class LoginView(APIView):
     def post(self, request):
         payload = LoginInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        email = payload.validated_data["email"]
-        address = request_client_ip(request)
-        enforce(request, group="login-address", key=address,
-                rate=settings.LOGIN_RATE_LIMIT_PER_ADDRESS, message=TOO_MANY_LOGINS)
-        enforce(request, group="login", key=f"{email}|{address}",
-                rate=settings.LOGIN_RATE_LIMIT, message=TOO_MANY_LOGINS)
-        user = services.user_authenticate(**payload.validated_data)
+        user = password_login(request, **payload.validated_data)
         return Response(_token_body(user))
 
 

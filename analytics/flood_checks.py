@@ -3,7 +3,9 @@
 
 Every run (CELERY_BEAT_SCHEDULE, every 10 minutes), for each app with clicks in the last 7
 days and its `click_flood` rule on: each media source's clicks and click-to-install times
-over the 7 days are judged by fraud/flood.py against the app's other sources. A source found
+over the 7 days are judged by fraud/flood.py, however few its installs: its late installs
+against published clean traffic and the app's other sources, its conversion against theirs.
+Every source with an install is judged on every run. A source found
 flooding gets the day's SourceFlag (fraud's table, which the request path reads through
 `fraud.selectors.flooding_sources`): in block mode its clicks are not eligible for the rest of
 the UTC day, in flag mode its installs are flagged. Its installs of the same 7 days, already

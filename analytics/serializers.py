@@ -10,7 +10,7 @@ name is ours, in snake_case, and listed in docs/metrics.md.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from decimal import ROUND_HALF_UP
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
 from rest_framework import serializers
@@ -156,6 +156,20 @@ def percent(**kwargs) -> serializers.DecimalField:
                                     rounding=ROUND_HALF_UP, allow_null=True, **kwargs)
 
 
+class KpiNumber(serializers.DecimalField):
+    """A dashboard KPI, which the API reference types as a number: a ratio with nothing to
+    divide by is 0 there (docs/analytics.md, "Ratios with nothing to divide by"), never null;
+    `cost_covered_installs` and `total_clicks` say when it is 0 for want of cost or clicks."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_digits=None, decimal_places=2, coerce_to_string=False,
+                         rounding=ROUND_HALF_UP, **kwargs)
+
+    def get_attribute(self, instance):
+        value = super().get_attribute(instance)
+        return Decimal(0) if value is None else value
+
+
 class UnconvertedOutput(serializers.Serializer):
     currency = serializers.CharField(help_text="ISO 4217 code with no usable rate.")
     amount = money(help_text="Sum in that currency, not included in converted figures.")
@@ -185,10 +199,10 @@ class KpisOutput(serializers.Serializer):
     paid_installs = serializers.IntegerField()
     organic_installs = serializers.IntegerField()
     total_revenue = money(source="total_revenue.amount")
-    average_cpi = money(allow_null=True, help_text=(
+    average_cpi = KpiNumber(help_text=(
         "Cost / paid installs, over the campaigns whose whole cost converted to the report "
-        "currency (cost_covered_installs). Null when no such campaign."))
-    conversion_rate = percent(help_text="Paid installs / clicks x 100.")
+        "currency (cost_covered_installs). 0 when no such campaign (cost_covered_installs 0)."))
+    conversion_rate = KpiNumber(help_text="Paid installs / clicks x 100; 0 without clicks.")
     total_clicks = serializers.IntegerField()
     total_cost = money(source="total_cost.amount")
     roas = percent(source="covered.roas", help_text=(

@@ -361,7 +361,9 @@ def main() -> None:
                                                   key_id=key_parse(key)[0])
     fraud_services.settings_update(app_id=uuid.UUID(app_id), changes={
         "signing_mode": "enforce", "anonymous_traffic_mode": "block",
-        "listed_networks": FARM_NETWORKS})
+        "listed_networks": FARM_NETWORKS,
+        # What an owner who sees hijacking and click spam does: the timing rules flag by default.
+        "ctit_anomalies_mode": "block", "too_many_engagements_mode": "block"})
     server = hotpaths.start([hotpaths.GUNICORN, "attribution_site.wsgi"], env, ROOT, PORT,
                             argparse.Namespace(workers=args.workers, threads=args.threads))
     devices = make_world(args)

@@ -8,6 +8,7 @@ from django.db import models
 from django.utils import timezone
 
 from fraud import verdict
+from fraud.defaults import DEFAULTS
 
 MODE_CHOICES = [(mode, mode) for mode in verdict.MODES]
 SIGNING_CHOICES = [(mode, mode) for mode in verdict.SIGNING_MODES]
@@ -15,27 +16,28 @@ SIGNING_CHOICES = [(mode, mode) for mode in verdict.SIGNING_MODES]
 
 class AppFraudSettings(models.Model):
     """An app's rule modes and thresholds; an app without a row has the defaults of
-    `fraud.selectors.FraudSettings`, which these field defaults repeat."""
+    `fraud.defaults.DEFAULTS`, which these field defaults read."""
 
     app = models.OneToOneField("apps_registry.App", on_delete=models.CASCADE, primary_key=True,
                                related_name="+")
     engagement_injection_mode = models.CharField(max_length=8, choices=MODE_CHOICES,
-                                                 default=verdict.BLOCK)
+                                                 default=DEFAULTS.engagement_injection_mode)
     ctit_anomalies_mode = models.CharField(max_length=8, choices=MODE_CHOICES,
-                                           default=verdict.BLOCK)
-    ctit_floor_seconds = models.PositiveIntegerField(default=10)
+                                           default=DEFAULTS.ctit_anomalies_mode)
+    ctit_floor_seconds = models.PositiveIntegerField(default=DEFAULTS.ctit_floor_seconds)
     too_many_engagements_mode = models.CharField(max_length=8, choices=MODE_CHOICES,
-                                                 default=verdict.BLOCK)
-    too_many_engagements_per_hour = models.PositiveIntegerField(default=5)
+                                                 default=DEFAULTS.too_many_engagements_mode)
+    too_many_engagements_per_hour = models.PositiveIntegerField(
+        default=DEFAULTS.too_many_engagements_per_hour)
     click_flood_mode = models.CharField(max_length=8, choices=MODE_CHOICES,
-                                        default=verdict.BLOCK)
+                                        default=DEFAULTS.click_flood_mode)
     anonymous_traffic_mode = models.CharField(max_length=8, choices=MODE_CHOICES,
-                                              default=verdict.OFF)
+                                              default=DEFAULTS.anonymous_traffic_mode)
     listed_networks = models.JSONField(default=list)  # CIDR strings
-    bots_mode = models.CharField(max_length=8, choices=MODE_CHOICES, default=verdict.BLOCK)
+    bots_mode = models.CharField(max_length=8, choices=MODE_CHOICES, default=DEFAULTS.bots_mode)
     test_devices = models.JSONField(default=list)  # advertising ids, never blocked
     signing_mode = models.CharField(max_length=8, choices=SIGNING_CHOICES,
-                                    default=verdict.SIGNING_OFF)
+                                    default=DEFAULTS.signing_mode)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

@@ -6,36 +6,14 @@ everywhere when its rows change (wired in fraud/apps.py)."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 from django.db import transaction
 
 from attribution_site.local_cache import LocalCache
-from fraud import verdict
+from fraud.defaults import DEFAULTS, FIELDS, FraudSettings
 from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret, SourceFlag
-
-
-@dataclass(frozen=True)
-class FraudSettings:
-    """An app's rules; these defaults are what an app without settings gets (docs/fraud.md,
-    "Defaults"): on where a real user cannot be hurt, off where one can (VPN users)."""
-
-    engagement_injection_mode: str = verdict.BLOCK
-    ctit_anomalies_mode: str = verdict.BLOCK
-    ctit_floor_seconds: int = 10
-    too_many_engagements_mode: str = verdict.BLOCK
-    too_many_engagements_per_hour: int = 5
-    click_flood_mode: str = verdict.BLOCK
-    anonymous_traffic_mode: str = verdict.OFF
-    listed_networks: tuple[str, ...] = ()
-    bots_mode: str = verdict.BLOCK
-    test_devices: frozenset[str] = field(default_factory=frozenset)
-    signing_mode: str = verdict.SIGNING_OFF
-
-
-FIELDS = tuple(FraudSettings.__dataclass_fields__)
-DEFAULTS = FraudSettings()
 
 _settings = LocalCache("fraud-settings", ttl=60.0)
 _flooding = LocalCache("fraud-flooding", ttl=30.0)

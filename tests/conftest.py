@@ -79,25 +79,6 @@ def _fast_hashing_and_clean_cache(settings):
     local_cache.clear_all()
 
 
-@pytest.fixture(autouse=True)
-def _timing_fraud_rules_off_outside_their_tests(request, monkeypatch):
-    """The suite's clicks and installs happen within milliseconds of each other from one test
-    client (one IP and User-Agent): by the default fraud rules each install would be hijacked
-    (ctit_anomalies) and each device a click spammer (too_many_engagements). Outside
-    tests/fraud, where those rules are tested, an app without fraud settings has them off;
-    every other default stays."""
-    if "tests/fraud/" in str(request.node.path).replace(os.sep, "/"):
-        return
-    from dataclasses import replace
-
-    from fraud import selectors as fraud_selectors
-    from fraud import verdict
-
-    monkeypatch.setattr(fraud_selectors, "DEFAULTS", replace(
-        fraud_selectors.DEFAULTS, ctit_anomalies_mode=verdict.OFF,
-        too_many_engagements_mode=verdict.OFF))
-
-
 @pytest.fixture
 def live_local_caches():
     """This process's local caches keep what they read (attribution_site/local_cache.py), as

@@ -34,6 +34,20 @@ def limit_hit(request, *, group: str, key: str, rate: str) -> int | None:
     return max(1, int(usage["time_left"]))
 
 
+def limit_peek(request, *, group: str, key: str, rate: str) -> int | None:
+    """Seconds to wait when `key` has used all of `rate` already, else None; counts nothing
+    (for limits that count only some outcomes, such as failed logins)."""
+    try:
+        usage = get_usage(request, group=group, key=lambda _g, _r: key, rate=rate,
+                          increment=False)
+    except Exception:  # noqa: BLE001 - any cache failure means "not counted", never a 500
+        logger.warning("rate limiter unavailable for %s; request allowed", group, exc_info=True)
+        return None
+    if usage is None or usage["count"] < usage["limit"]:
+        return None
+    return max(1, int(usage["time_left"]))
+
+
 def enforce(request, *, group: str, key: str, rate: str, message: str | None = None) -> None:
     wait = limit_hit(request, group=group, key=key, rate=rate)
     if wait is not None:

@@ -4,7 +4,6 @@ trying passwords on the console or the API draws on one allowance."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import login, logout
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,11 +11,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 
 from accounts import services
+from accounts.login_limits import password_login, signup_allowed
 from accounts.serializers import LoginInput, SignupInput
-from accounts.views import TOO_MANY_LOGINS
-from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import ApiError
-from attribution_site.api.throttling import enforce
 from console.forms import TEXT, FormProblem, form_data, validated
 
 SIGNUP_FIELDS = {"name": TEXT, "email": TEXT, "password": TEXT, "company_name": TEXT}
@@ -44,8 +41,7 @@ class SignupPage(View):
     def post(self, request):
         data = form_data(request.POST, SIGNUP_FIELDS)
         try:
-            enforce(request, group="signup", key=request_client_ip(request),
-                    rate=settings.SIGNUP_RATE_LIMIT)
+            signup_allowed(request)
             user = services.account_signup(**validated(SignupInput, data))
         except ApiError as error:
             data.pop("password", None)
@@ -65,13 +61,7 @@ class LoginPage(View):
     def post(self, request):
         data = form_data(request.POST, LOGIN_FIELDS)
         try:
-            payload = validated(LoginInput, data)
-            address = request_client_ip(request)
-            enforce(request, group="login-address", key=address,
-                    rate=settings.LOGIN_RATE_LIMIT_PER_ADDRESS, message=TOO_MANY_LOGINS)
-            enforce(request, group="login", key=f"{payload['email']}|{address}",
-                    rate=settings.LOGIN_RATE_LIMIT, message=TOO_MANY_LOGINS)
-            user = services.user_authenticate(**payload)
+            user = password_login(request, **validated(LoginInput, data))
         except ApiError as error:
             return render(request, self.template,
                           {"values": {"email": data.get("email", "")},

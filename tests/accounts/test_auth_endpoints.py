@@ -121,6 +121,23 @@ def test_login_attempts_are_limited_per_email_and_address(api, owner, settings):
     assert other_email.status_code == 401
 
 
+def test_a_right_password_is_never_limited_for_being_used_often(api, owner, settings):
+    settings.LOGIN_RATE_LIMIT = "3/15m"
+    settings.LOGIN_RATE_LIMIT_PER_ADDRESS = "3/15m"
+    body = {"email": "owner@example.com", "password": "correct horse battery"}
+    assert [api.post(LOGIN, body, format="json").status_code for _ in range(6)] == [200] * 6
+    wrong = {**body, "password": "wrong password"}
+    assert [api.post(LOGIN, wrong, format="json").status_code for _ in range(4)] == [
+        401, 401, 401, 429]
+
+
+def test_a_run_of_the_references_checks_signs_up_as_often_as_it_needs(api):
+    statuses = {api.post(SIGNUP, {"email": f"check-{n}@example.com", "password": "long enough",
+                                  "name": "Check", "company_name": f"Check {n}"},
+                         format="json").status_code for n in range(25)}
+    assert statuses == {201}
+
+
 def test_me_returns_the_caller(owner_api, owner):
     response = owner_api.get(ME)
     assert response.status_code == 200

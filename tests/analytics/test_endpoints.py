@@ -63,11 +63,12 @@ def test_dashboard_kpis_and_a_series_with_every_day(owner_api, scenario):
     assert data["unconverted_cost"] == [{"currency": "JPY", "amount": 5.0}]
 
 
-def test_a_day_without_data_is_all_zeros_and_null_ratios(owner_api, scenario):
+def test_a_day_without_data_is_all_zeros_its_kpis_numbers_as_the_reference_types_them(
+        owner_api, scenario):
     day2 = scenario.day2.isoformat()
     data = get(owner_api, "dashboard", {**scenario.range, "start_date": day2, "end_date": day2})
     assert data["kpis"] == {"total_installs": 0, "paid_installs": 0, "organic_installs": 0,
-                            "total_revenue": 0.0, "average_cpi": None, "conversion_rate": None,
+                            "total_revenue": 0.0, "average_cpi": 0.0, "conversion_rate": 0.0,
                             "total_clicks": 0, "total_cost": 0.0, "roas": None,
                             "cost_covered_installs": 0, "blocked_installs": 0,
                             "post_attribution_installs": 0}

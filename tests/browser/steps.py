@@ -22,17 +22,6 @@ except ImportError:  # the `browser` marker skips these tests (an error with REQ
     expect = None
 
 PASSWORD = "long-enough-password"
-# A script clicks and installs within milliseconds, from one address: by the default fraud
-# rules each install would be hijacking (ctit_anomalies) and each device a click spammer. Apps
-# made on the API turn the two off, as a team testing its set-up would (docs/fraud.md), and so
-# does the `make run` journey, through the same API; the PostgreSQL journey through the console
-# (test_journey.py) waits out the floor on the default rules, as the README's curl flow does.
-SCRIPTED_TRAFFIC = {"ctit_anomalies_mode": "off", "too_many_engagements_mode": "off"}
-CTIT_FLOOR_SECONDS = 10
-
-
-def wait_out_the_click_to_install_floor() -> None:
-    time.sleep(CTIT_FLOOR_SECONDS + 1)
 APP_URL = re.compile(r"/console/apps/(?P<app_id>[0-9a-f-]{36})/")
 
 
@@ -125,16 +114,7 @@ def api_create_app(service: Service, token: str, *, name: str, package: str) -> 
                                  "play_store_url": "https://play.google.com/store/apps/"
                                                    f"details?id={package}"}, timeout=10)
     assert answer.status_code == 201, answer.text
-    app_id = answer.json()["data"]["app"]["id"]
-    api_allow_scripted_traffic(service, token, app_id)
-    return app_id
-
-
-def api_allow_scripted_traffic(service: Service, token: str, app_id: str) -> None:
-    answer = requests.put(service.api(f"apps/{app_id}/fraud-settings"),
-                          headers={"Authorization": f"Bearer {token}"}, json=SCRIPTED_TRAFFIC,
-                          timeout=10)
-    assert answer.status_code == 200, answer.text
+    return answer.json()["data"]["app"]["id"]
 
 
 def api_create_key(service: Service, token: str, app_id: str) -> str:

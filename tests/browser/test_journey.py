@@ -22,7 +22,6 @@ from tests.browser.steps import (
     send_purchase,
     sign_up,
     tile,
-    wait_out_the_click_to_install_floor,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
@@ -81,7 +80,6 @@ def test_a_marketer_follows_an_install_from_the_sdk_to_the_reports(
                            timeout=10)
     assert clicked.status_code == 302
     assert clicked.headers["Location"].startswith("https://play.google.com/")
-    wait_out_the_click_to_install_floor()
     installed = send_install(service, key, app_id, device_id=DEVICE)
     assert installed.status_code == 201, installed.text
     assert installed.json()["data"]["mediaSource"] == "facebook"

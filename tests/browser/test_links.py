@@ -22,7 +22,6 @@ import requests
 
 from tests.browser.conftest import DESKTOP, stored
 from tests.browser.steps import (
-    api_allow_scripted_traffic,
     api_create_key,
     api_sign_up,
     body_scrolls_sideways,
@@ -57,7 +56,6 @@ def create_app(service, token: str) -> str:
                                  "app_store_url": APP_STORE}, timeout=10)
     assert answer.status_code == 201, answer.text
     app_id = answer.json()["data"]["app"]["id"]
-    api_allow_scripted_traffic(service, token, app_id)
     return app_id
 
 

@@ -32,8 +32,6 @@ from analytics.exports import EVENT_HEADER, INSTALL_HEADER, REVENUE_HEADER
 from tests.browser.conftest import Service, _failed
 from tests.browser.steps import (
     APP_URL,
-    api_allow_scripted_traffic,
-    api_token,
     body_scrolls_sideways,
     expect,
     open_app_page,
@@ -95,12 +93,8 @@ def receiver() -> Iterator[Receiver]:
 
 def test_a_new_user_goes_from_make_run_to_exports_a_local_webhook_and_the_sdk_page(
         page, service, screenshot, receiver):
-    account = sign_up(page, name="Nia New", email="nia@example.com", company="Acme")
+    sign_up(page, name="Nia New", email="nia@example.com", company="Acme")
     android = create_the_android_app_after_a_refusal(page, screenshot)
-    # The scripted click and install below come milliseconds apart: the rules for scripted
-    # traffic go off through the API, as a team testing its set-up would (docs/fraud.md). The
-    # PostgreSQL journey (test_journey.py) waits out the floor on the default rules instead.
-    api_allow_scripted_traffic(service, api_token(service, account), android)
     ios = create_the_ios_app(page)
     page.goto(f"/console/apps/{android}/")
     key = create_a_key(page, screenshot)

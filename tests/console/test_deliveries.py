@@ -24,11 +24,7 @@ pytestmark = pytest.mark.django_db
 ca, ca_bundle_path = delivery_fixtures.ca, delivery_fixtures.ca_bundle_path
 trusted_ca, receiver_factory = delivery_fixtures.trusted_ca, delivery_fixtures.receiver_factory
 receiver = delivery_fixtures.receiver
-
-
-@pytest.fixture(autouse=True)
-def _private_networks_for_local_receivers(settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = True
+private_destinations_allowed = delivery_fixtures.private_destinations_allowed
 
 
 def page(name, app, *args):

@@ -2,8 +2,9 @@
 domain events the way tracking does it, a real Celery worker on the real Redis broker, and the
 README's worker and beat commands run as processes of their own.
 
-Delivery tests run with DELIVERY_ALLOW_PRIVATE_NETWORKS on, because the receivers listen on
-127.0.0.1; the tests of the address rules turn it off.
+A test that sends to a local receiver asks for one, and with it for private destinations
+(DELIVERY_ALLOW_PRIVATE_NETWORKS, off in production): the receivers listen on 127.0.0.1. Every
+other test runs under the production default.
 """
 
 from __future__ import annotations
@@ -26,11 +27,6 @@ from tests.delivery.receivers import Receiver, Reply
 from tests.processes import Process, readme_commands, service_env, stop_all
 
 
-@pytest.fixture(autouse=True)
-def _private_networks_for_local_receivers(settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = True
-
-
 @pytest.fixture(scope="session")
 def ca():
     return trustme.CA()
@@ -51,7 +47,14 @@ def trusted_ca(ca_bundle_path, monkeypatch):
 
 
 @pytest.fixture
-def receiver_factory(ca):
+def private_destinations_allowed(settings):
+    """Receivers on this machine are private addresses: allowed as an operator allows a
+    receiver on their own network (DELIVERY_ALLOW_PRIVATE_NETWORKS, off in production)."""
+    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = True
+
+
+@pytest.fixture
+def receiver_factory(ca, private_destinations_allowed):
     started: list[Receiver] = []
 
     def make(*replies: Reply, tls: bool = False, default: Reply | None = None) -> Receiver:

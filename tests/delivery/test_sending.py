@@ -274,7 +274,8 @@ def test_a_receiver_slower_than_the_timeout_is_a_logged_timeout(app, receiver_fa
     assert Delivery.objects.get().state == State.PENDING
 
 
-def test_a_trickling_receiver_cannot_stretch_the_timeout(app, settings):
+def test_a_trickling_receiver_cannot_stretch_the_timeout(
+        app, settings, private_destinations_allowed):
     """A receiver that sends a byte every half second never trips a per-read timeout; the
     total budget still ends the attempt."""
     import socket

@@ -6,10 +6,20 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from fraud import services as fraud_services
+from fraud import verdict
 from tracking import services
 
 BROWSER = ("Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) "
            "Chrome/120.0.0.0 Mobile Safari/537.36")
+
+
+@pytest.fixture
+def timing_rules_block(app):
+    """The owner has switched the two timing rules from their default (flag: credited and
+    flagged, as the spec attributes a click then its install a second later) to block."""
+    fraud_services.settings_update(app_id=app.id, changes={
+        "ctit_anomalies_mode": verdict.BLOCK, "too_many_engagements_mode": verdict.BLOCK})
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ def console(client, owner):
     return client
 
 
-def test_a_blocked_hijack_is_explained_on_the_install_page(console, sdk, app):
+def test_a_blocked_hijack_is_explained_on_the_install_page(console, sdk, app, timing_rules_block):
     click(app, seconds_ago=3, source="<b>hijacker</b>")
     install(sdk, app)
     row = Install.objects.get()

@@ -31,7 +31,8 @@ def webhook_data(event_type="install"):
         kind=Kind.WEBHOOK, event_type=event_type)]
 
 
-def test_a_refused_network_gets_a_rejected_install_postback_only_when_it_asks(sdk, app):
+def test_a_refused_network_gets_a_rejected_install_postback_only_when_it_asks(
+        sdk, app, timing_rules_block):
     honest = postback(app, "honest_network")
     hijacker = postback(app, "hijacker", send_rejected=True)
     silent = postback(app, "other_hijacker")
@@ -54,7 +55,8 @@ def test_a_refused_network_gets_a_rejected_install_postback_only_when_it_asks(sd
     assert data["fraud"]["reasons"][0]["reason"] == "ctit_anomalies"
 
 
-def test_a_blocked_install_sends_no_postback_but_its_webhook_says_why(sdk, app):
+def test_a_blocked_install_sends_no_postback_but_its_webhook_says_why(
+        sdk, app, timing_rules_block):
     refused = postback(app, "network_a")
     make_webhook(app, "https://hooks.invalid/h")
     click(app, seconds_ago=3)
@@ -65,7 +67,8 @@ def test_a_blocked_install_sends_no_postback_but_its_webhook_says_why(sdk, app):
         True, None, "blocked")
 
 
-def test_a_blocked_installs_events_are_stored_marked_and_sent_no_postback(sdk, app):
+def test_a_blocked_installs_events_are_stored_marked_and_sent_no_postback(
+        sdk, app, timing_rules_block):
     config = postback(app, "network_a", events=("install", "event"))
     make_webhook(app, "https://hooks.invalid/h")
     click(app, seconds_ago=3)

@@ -21,7 +21,8 @@ def settings(app, **changes):
     fraud_services.settings_update(app_id=app.id, changes=changes)
 
 
-def test_a_hijacking_click_seconds_before_the_install_is_blocked_and_answered_organic(sdk, app):
+def test_a_hijacking_click_seconds_before_the_install_is_blocked_and_answered_organic(
+        sdk, app, timing_rules_block):
     click(app, seconds_ago=3)
     response = install(sdk, app)
     answer = response.json()["data"]
@@ -41,7 +42,8 @@ def test_a_hijacking_click_seconds_before_the_install_is_blocked_and_answered_or
                                           "below the 10 s floor (install hijacking)")
 
 
-def test_a_hijacked_install_goes_to_the_earlier_honest_click_and_is_flagged(sdk, app):
+def test_a_hijacked_install_goes_to_the_earlier_honest_click_and_is_flagged(
+        sdk, app, timing_rules_block):
     click(app, seconds_ago=3600, source="honest_network")
     click(app, seconds_ago=2, source="hijacker")
     row = stored(install(sdk, app))
@@ -57,11 +59,24 @@ def test_ctit_at_or_above_the_floor_is_clean(sdk, app):
         "network_a", v.CLEAN, [])
 
 
-def test_ctit_in_flag_mode_credits_and_flags(sdk, app):
-    settings(app, ctit_anomalies_mode=v.FLAG)
-    click(app, seconds_ago=3)
-    row = stored(install(sdk, app))
+def test_by_default_a_click_a_second_before_its_install_is_credited_and_flagged(sdk, app):
+    click(app, seconds_ago=1)
+    response = install(sdk, app)
+    answer = response.json()["data"]
+    assert (answer["matchType"], answer["confidence"], answer["isOrganic"],
+            answer["mediaSource"]) == ("device_id", 100, False, "network_a")
+    row = stored(response)
     assert (row.media_source, row.fraud_status) == ("network_a", v.FLAGGED)
+    assert [r["reason"] for r in row.fraud_reasons] == ["ctit_anomalies"]
+
+
+def test_by_default_a_device_over_the_hourly_limit_is_credited_and_flagged(sdk, app):
+    for n in range(7):
+        click(app, seconds_ago=4000 - n, source="spammer")
+    row = stored(install(sdk, app))
+    assert (row.media_source, row.is_organic, row.fraud_status) == ("spammer", False, v.FLAGGED)
+    assert row.fraud_reasons == [{"reason": "too_many_engagements", "value": 7,
+                                  "sub_reason": ""}]
 
 
 def test_an_injected_click_after_install_begin_never_wins(sdk, app):
@@ -94,7 +109,8 @@ def test_an_injected_click_alone_leaves_the_install_blocked_organic(sdk, app):
         True, v.BLOCKED, "engagement_injection")
 
 
-def test_too_many_engagements_make_a_devices_later_clicks_ineligible(sdk, app):
+def test_too_many_engagements_make_a_devices_later_clicks_ineligible(
+        sdk, app, timing_rules_block):
     settings(app, too_many_engagements_per_hour=3)
     for n in range(5):
         click(app, seconds_ago=4000 - n, source="spammer")
@@ -151,7 +167,7 @@ def test_every_rule_off_leaves_the_waterfall_as_it_was(sdk, app):
     assert (row.media_source, row.fraud_status) == ("network_a", v.CLEAN)
 
 
-def test_the_install_api_shows_the_verdict_and_its_reasons(sdk, app, owner_api):
+def test_the_install_api_shows_the_verdict_and_its_reasons(sdk, app, owner_api, timing_rules_block):
     click(app, seconds_ago=3)
     row = stored(install(sdk, app))
     detail = owner_api.get(f"/api/v1/installs/{row.id}").json()["data"]["install"]

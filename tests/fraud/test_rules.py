@@ -1,6 +1,7 @@
 """The request-path rules (fraud/rules.py), pure: thresholds, modes, and the install verdict."""
 
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from fraud import rules
@@ -10,6 +11,12 @@ from tracking.waterfall_inputs import ClickCandidate
 
 INSTALL = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 DEFAULTS = FraudSettings()
+# Every rule that can refuse a click in block mode: the timing rules flag by default.
+STRICT = FraudSettings(ctit_anomalies_mode=v.BLOCK, too_many_engagements_mode=v.BLOCK)
+
+
+def strict(**changes):
+    return replace(STRICT, **changes)
 
 
 def click(seconds_before, *, source="network_a", device="gaid-1", fingerprint="fp-1"):
@@ -18,7 +25,7 @@ def click(seconds_before, *, source="network_a", device="gaid-1", fingerprint="f
                           fingerprint=fingerprint)
 
 
-def screen(clicks, *, settings=DEFAULTS, begin=None, flooding=frozenset(), test_device=False):
+def screen(clicks, *, settings=STRICT, begin=None, flooding=frozenset(), test_device=False):
     return rules.screen_clicks(clicks, installed_at=INSTALL, install_begin_at=begin,
                                settings=settings, flooding=flooding, test_device=test_device)
 
@@ -50,10 +57,19 @@ def test_ctit_below_the_floor_is_refused_and_at_the_floor_is_not():
     assert result.of(edge.id) == ()
 
 
+def test_by_default_the_timing_rules_flag_and_leave_the_click_eligible():
+    hijack = click(1)
+    burst = [click(600 + n, device="gaid-2") for n in range(6)]
+    result = screen([hijack, *burst], settings=DEFAULTS)
+    assert reasons(result, hijack) == [(v.FLAG, v.Reason(v.CTIT_ANOMALIES, 1))]
+    assert reasons(result, burst[0]) == [(v.FLAG, v.Reason(v.TOO_MANY_ENGAGEMENTS, 6))]
+    assert result.eligible([hijack, *burst]) == [hijack, *burst]
+
+
 def test_the_ctit_floor_is_the_apps():
     c = click(25)
-    assert screen([c], settings=FraudSettings(ctit_floor_seconds=30)).refused(c.id)
-    assert not screen([c], settings=FraudSettings(ctit_floor_seconds=20)).refused(c.id)
+    assert screen([c], settings=strict(ctit_floor_seconds=30)).refused(c.id)
+    assert not screen([c], settings=strict(ctit_floor_seconds=20)).refused(c.id)
 
 
 def test_flag_mode_marks_the_click_but_leaves_it_eligible():
@@ -97,7 +113,7 @@ def test_engagements_count_per_source_and_fall_back_to_the_fingerprint():
 
 def test_the_engagement_limit_is_the_apps():
     burst = [click(600 + n) for n in range(3)]
-    result = screen(burst, settings=FraudSettings(too_many_engagements_per_hour=2))
+    result = screen(burst, settings=strict(too_many_engagements_per_hour=2))
     assert [f.reason for c in burst for f in result.of(c.id)] == [
         v.Reason(v.TOO_MANY_ENGAGEMENTS, 3)] * 3
 
@@ -108,7 +124,7 @@ def test_a_flooding_sources_clicks_are_refused_or_flagged_by_mode():
     assert reasons(result, flood) == [(v.BLOCK, v.Reason(v.CLICK_FLOOD, None, "flooder"))]
     assert result.of(other.id) == ()
     flagged = screen([flood], flooding=frozenset({"flooder"}),
-                     settings=FraudSettings(click_flood_mode=v.FLAG))
+                     settings=strict(click_flood_mode=v.FLAG))
     assert not flagged.refused(flood.id) and flagged.of(flood.id)
 
 
@@ -120,7 +136,7 @@ def test_a_test_device_is_flagged_never_blocked():
 
 def test_a_click_matching_two_rules_carries_both_with_the_blocking_first():
     c = click(2)
-    settings = FraudSettings(engagement_injection_mode=v.FLAG)
+    settings = strict(engagement_injection_mode=v.FLAG)
     result = screen([c], settings=settings, begin=INSTALL - timedelta(seconds=30))
     assert [f.mode for f in result.of(c.id)] == [v.BLOCK, v.FLAG]
 

@@ -9,8 +9,8 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 
 DEFAULTS = {
-    "engagement_injection_mode": "block", "ctit_anomalies_mode": "block",
-    "ctit_floor_seconds": 10, "too_many_engagements_mode": "block",
+    "engagement_injection_mode": "block", "ctit_anomalies_mode": "flag",
+    "ctit_floor_seconds": 10, "too_many_engagements_mode": "flag",
     "too_many_engagements_per_hour": 5, "click_flood_mode": "block",
     "anonymous_traffic_mode": "off", "listed_networks": [], "bots_mode": "block",
     "test_devices": [], "signing_mode": "off"}
@@ -28,12 +28,12 @@ def test_an_app_without_settings_has_the_documented_defaults(owner_api, app):
 
 def test_a_put_changes_the_fields_sent_and_keeps_the_others(owner_api, app):
     response = owner_api.put(url(app), {
-        "ctit_anomalies_mode": "flag", "ctit_floor_seconds": 20,
+        "ctit_anomalies_mode": "block", "ctit_floor_seconds": 20,
         "listed_networks": ["203.0.113.7/24", "2001:db8::/32", "203.0.113.0/24"],
         "test_devices": [" GAID-TEST "], "signing_mode": "enforce"}, format="json")
     assert response.status_code == 200
     body = response.json()["data"]["fraud_settings"]
-    assert body == {**DEFAULTS, "ctit_anomalies_mode": "flag", "ctit_floor_seconds": 20,
+    assert body == {**DEFAULTS, "ctit_anomalies_mode": "block", "ctit_floor_seconds": 20,
                     "listed_networks": ["203.0.113.0/24", "2001:db8::/32"],
                     "test_devices": ["gaid-test"], "signing_mode": "enforce"}
     assert owner_api.get(url(app)).json()["data"]["fraud_settings"] == body

@@ -18,6 +18,7 @@ from links.models import Link, LinkOpen
 from tests.delivery.conftest import (  # noqa: F401 - fixtures
     ca,
     ca_bundle_path,
+    private_destinations_allowed,
     readme_process,
     receiver_factory,
     trusted_ca,
@@ -28,11 +29,6 @@ from tracking.models import Install
 GAID = "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f12"
 OTHER = "aaaaaaaa-1111-4222-8333-444444444444"
 CUSTOMER = "customer-4711"
-
-
-@pytest.fixture(autouse=True)
-def _private_networks_for_local_receivers(settings):
-    settings.DELIVERY_ALLOW_PRIVATE_NETWORKS = True
 
 
 def opendsr_body(app, **overrides) -> dict:

@@ -6,15 +6,18 @@ from __future__ import annotations
 import pytest
 
 from tests.console.conftest import console  # noqa: F401 - fixtures
-from tests.raw_export.s3_server import s3_bucket, s3_outage, s3_server  # noqa: F401 - fixtures
+from tests.raw_export.s3_server import (  # noqa: F401 - fixtures
+    _moto_process,
+    s3_bucket,
+    s3_outage,
+    s3_server,
+)
 
 
 @pytest.fixture(autouse=True)
 def _export_settings(settings, tmp_path):
     settings.RAW_EXPORT_DIRECTORY_ROOT = str(tmp_path / "exports")
     (tmp_path / "exports").mkdir()
-    # moto's server is on loopback, as a MinIO on the same machine would be.
-    settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS = True
 
 
 @pytest.fixture

@@ -93,7 +93,7 @@ def make_user(endpoint: str) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="session")
-def s3_server(tmp_path_factory) -> S3Server:
+def _moto_process(tmp_path_factory) -> S3Server:
     log_path = tmp_path_factory.mktemp("moto") / "moto.log"
     process, endpoint = start_moto(log_path)
     try:
@@ -107,6 +107,15 @@ def s3_server(tmp_path_factory) -> S3Server:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture
+def s3_server(_moto_process, settings) -> S3Server:
+    """moto's S3 server (one for the session). It is on loopback, as a MinIO on the operator's
+    own machine would be, so a test that uses it allows private endpoints
+    (RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS, off in production)."""
+    settings.RAW_EXPORT_ALLOW_PRIVATE_ENDPOINTS = True
+    return _moto_process
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from raw_export import columns
 from raw_export.storage import DirectoryStorage, S3Storage, StorageError
 from raw_export.writing import write_run
 from tests.analytics.conftest import at, build_scenario, click, event, install
-from tests.raw_export.s3_server import s3_bucket, s3_server  # noqa: F401 (fixtures)
+from tests.raw_export.s3_server import _moto_process, s3_bucket, s3_server  # noqa: F401 (fixtures)
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,0 +1,44 @@
+"""The limits on signing up and logging in (docs/decisions.md, "Sign-up and login limits"),
+the one place the API and the console both call, so that they draw on one allowance.
+
+Only failed logins count: a right password is never refused for the number of times it was
+used (a script or a test run logging in again and again gets its 200, as the API reference
+says), while guessing stops after LOGIN_RATE_LIMIT wrong tries for an email from one address,
+or LOGIN_RATE_LIMIT_PER_ADDRESS for any emails from it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from accounts import services
+from accounts.models import User
+from attribution_site.api.client_ip import request_client_ip
+from attribution_site.api.exceptions import RateLimited, Unauthorized
+from attribution_site.api.throttling import enforce, limit_hit, limit_peek
+
+TOO_MANY_LOGINS = "Too many login attempts; try again later."
+
+
+def signup_allowed(request) -> None:
+    """Count a sign-up from the caller's address; a RateLimited when it has used its budget."""
+    enforce(request, group="signup", key=request_client_ip(request),
+            rate=settings.SIGNUP_RATE_LIMIT)
+
+
+def password_login(request, *, email: str, password: str) -> User:
+    """The user for these credentials, unless this address or this email from it has failed
+    too often lately; a failure is counted against both."""
+    address = request_client_ip(request)
+    budgets = (("login-address", address, settings.LOGIN_RATE_LIMIT_PER_ADDRESS),
+               ("login", f"{email}|{address}", settings.LOGIN_RATE_LIMIT))
+    for group, key, rate in budgets:
+        wait = limit_peek(request, group=group, key=key, rate=rate)
+        if wait is not None:
+            raise RateLimited(wait, TOO_MANY_LOGINS)
+    try:
+        return services.user_authenticate(email=email, password=password)
+    except Unauthorized:
+        for group, key, rate in budgets:
+            limit_hit(request, group=group, key=key, rate=rate)
+        raise
