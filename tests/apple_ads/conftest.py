@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from tests.delivery.conftest import (  # noqa: F401 - fixtures shared with delivery's tests
     ca,
     ca_bundle_path,
+    private_destinations_allowed,
     readme_process,
     receiver_factory,
     trusted_ca,

@@ -7,7 +7,6 @@ import pytest
 import requests
 
 from tests.browser.steps import (
-    api_allow_scripted_traffic,
     api_sign_up,
     body_scrolls_sideways,
     expect,
@@ -46,7 +45,6 @@ def test_the_longest_names_wrap_in_the_apps_keys_and_links_lists(page, service, 
         "name": APP_NAME, "platform": "android", "package_name": "com.acme.runner",
         "play_store_url": "https://play.google.com/store/apps/details?id=com.acme.runner"}
     )["app"]["id"]
-    api_allow_scripted_traffic(service, account.token, app_id)
     api(service, account.token, "POST", f"apps/{app_id}/keys", {"name": KEY_NAME})
     api(service, account.token, "POST", "links", {
         "app_id": app_id, "name": LINK_NAME, "media_source": SOURCE, "campaign_id": CAMPAIGN})

@@ -8,7 +8,7 @@ import json
 import pytest
 import requests
 
-from tests.browser.steps import api_allow_scripted_traffic, api_sign_up, expect, log_in
+from tests.browser.steps import api_sign_up, expect, log_in
 from tests.skan import apple_vectors as apple
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
@@ -23,9 +23,7 @@ def create_ios_app(service, token: str) -> str:
                                  "app_store_url": "https://apps.apple.com/app/id525463029"},
                            timeout=10)
     assert answer.status_code == 201, answer.text
-    app_id = answer.json()["data"]["app"]["id"]
-    api_allow_scripted_traffic(service, token, app_id)
-    return app_id
+    return answer.json()["data"]["app"]["id"]
 
 
 def post_postback(service, body: dict) -> requests.Response:

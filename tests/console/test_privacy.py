@@ -18,6 +18,7 @@ from tests.privacy.conftest import (  # noqa: F401 - fixtures
     GAID,
     ca,
     ca_bundle_path,
+    private_destinations_allowed,
     receiver_factory,
     sdk,
     world,

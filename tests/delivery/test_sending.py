@@ -367,7 +367,8 @@ def _reset(conn):
     (lambda conn: conn.sendall(b"NOT HTTP AT ALL\r\n\r\n"), "The receiver's answer is not HTTP."),
     (_reset, "The receiver reset the connection."),
 ])
-def test_connection_failures_are_logged_in_words_not_python_names(app, answer, message):
+def test_connection_failures_are_logged_in_words_not_python_names(
+        app, answer, message, private_destinations_allowed):
     server = one_shot_server(answer)
     make_postback(app, f"http://127.0.0.1:{server.getsockname()[1]}/pb")
     publish(install_event(app))
