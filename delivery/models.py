@@ -115,6 +115,9 @@ class Delivery(models.Model):
     event_type = models.CharField(max_length=16)
     # The install, event or re-engagement id: with the configuration, the idempotency key.
     source_id = models.CharField(max_length=64, blank=True, default="")
+    # The install the message is about, an event's or a re-engagement's too: what the log
+    # names and links (`payloads.log_subject`). Null for tests and for an event without one.
+    install_id = models.UUIDField(null=True, blank=True)
     is_test = models.BooleanField(default=False)
     # Webhook: the exact JSON body. Postback: the macro values as JSON (the POST body).
     body = models.TextField()

@@ -39,6 +39,10 @@ class Refused(Exception):
     """The destination resolves to an address that must not be called."""
 
 
+class PublicPlainHttp(Refused):
+    """A plain-http URL that reaches a public address (no setting allows that)."""
+
+
 @dataclass(frozen=True)
 class OutboundRequest:
     method: str
@@ -56,10 +60,21 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(info[4][0] for info in infos))
 
 
-def checked_addresses(host: str, port: int, *, allow_private: bool) -> list[str]:
+def checked_addresses(host: str, port: int, *, allow_private: bool,
+                      private_only: bool = False) -> list[str]:
     """The addresses to connect to; raises Refused if any of them is not public (a name with
-    one public and one private record is refused, or a retry could land on the private one)."""
+    one public and one private record is refused, or a retry could land on the private one).
+
+    `private_only` is the rule for a plain-http webhook: the other way round, every address
+    must be loopback or private, since an unencrypted call may only stay on one's own machine
+    or network (docs/delivery.md, "Outbound safety (SSRF)").
+    """
     addresses = resolve(host, port)
+    if private_only:
+        for address in addresses:
+            if policy.address_refusal(address) is None:
+                raise PublicPlainHttp(PLAIN_HTTP_PUBLIC.format(
+                    where=f"{host} resolves to {address}" if host != address else host))
     if not allow_private:
         for address in addresses:
             reason = policy.address_refusal(address)
@@ -73,27 +88,62 @@ def checked_addresses(host: str, port: int, *, allow_private: bool) -> list[str]
 LOCAL_RECEIVERS_HINT = ("To try a receiver on your own machine or network, set "
                         "DELIVERY_ALLOW_PRIVATE_NETWORKS=1 (on by default with DEBUG=1, as "
                         "`make run` runs); keep it off in production.")
+PLAIN_HTTP_PUBLIC = ("Refused: {where}, a public address; plain http is only for a receiver on "
+                     "loopback or a private network. Use an https URL.")
+PLAIN_HTTP_UNRESOLVED = ("Refused: {host} does not resolve now, so it cannot be checked to be on "
+                         "loopback or a private network, the only places plain http may go. "
+                         "Use an https URL, or an IP address.")
 
 
-def destination_refusal(url: str, *, allow_private: bool) -> str | None:
+def destination_refusal(url: str, *, allow_private: bool, private_only: bool = False
+                        ) -> str | None:
     """The save-time check: why `url`'s host must not be called, or None.
 
     A name that does not resolve now is accepted: it may be created later, and the same check
-    runs again before every send.
+    runs again before every send. With `private_only` (a plain-http webhook) it is refused
+    instead: plain http is the exception, so it must be shown to stay local.
     """
     parts = urlsplit(url)
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        checked_addresses(parts.hostname or "", port, allow_private=allow_private)
+        checked_addresses(parts.hostname or "", port, allow_private=allow_private,
+                          private_only=private_only)
+    except PublicPlainHttp as exc:
+        return str(exc)  # no setting helps: the hint would mislead
     except Refused as exc:
         return f"{exc} {LOCAL_RECEIVERS_HINT}"
     except (OSError, UnicodeError, ValueError):
-        return None
+        return PLAIN_HTTP_UNRESOLVED.format(host=parts.hostname) if private_only else None
     return None
 
 
-def send(request: OutboundRequest, *, timeout: float, allow_private: bool) -> Outcome:
-    """One attempt, finished within `timeout` seconds in total (connect, TLS, send, answer)."""
+def webhook_url_problem(url: str, *, allow_private: bool) -> str | None:
+    """Why `url` cannot be a webhook's (or a privacy request's status callback's), or None.
+
+    The spec's webhooks are https. Plain http is accepted only where private receivers are
+    allowed, and then only to loopback or private addresses: a public http URL is refused in
+    every configuration. The general address check is the caller's, as for postbacks.
+    """
+    if policy.url_problem(url, schemes=("http", "https")) is not None:
+        return policy.url_problem(url, schemes=("http", "https") if allow_private
+                                  else ("https",))
+    if urlsplit(url).scheme.lower() == "https":
+        return None
+    local_problem = destination_refusal(url, allow_private=True, private_only=True)
+    if allow_private:
+        return local_problem
+    # The setting's hint only where it would help: a receiver on loopback or a private network.
+    https_only = policy.url_problem(url, schemes=("https",))
+    return https_only if local_problem else f"{https_only} {LOCAL_RECEIVERS_HINT}"
+
+
+def send(request: OutboundRequest, *, timeout: float, allow_private: bool,
+         plain_http_private_only: bool = False) -> Outcome:
+    """One attempt, finished within `timeout` seconds in total (connect, TLS, send, answer).
+
+    With `plain_http_private_only` (webhooks, privacy callbacks) a plain-http URL may reach
+    only loopback or private addresses, checked again here as a name's answer may change.
+    """
     started = time.monotonic()
     deadline = started + timeout
 
@@ -105,12 +155,13 @@ def send(request: OutboundRequest, *, timeout: float, allow_private: bool) -> Ou
     host = parts.hostname or ""
     try:
         port = parts.port or (443 if https else 80)
-        addresses = checked_addresses(host, port, allow_private=allow_private)
+        addresses = checked_addresses(host, port, allow_private=allow_private,
+                                      private_only=plain_http_private_only and not https)
     except Refused as exc:
         return Outcome(error_kind=ErrorKind.REFUSED, error=str(exc), duration_ms=elapsed_ms())
     except (OSError, UnicodeError, ValueError) as exc:
-        return Outcome(error_kind=ErrorKind.CONNECTION,
-                       error=f"Could not resolve {host}: {exc}", duration_ms=elapsed_ms())
+        return Outcome(error_kind=ErrorKind.CONNECTION, error=_unresolved(host, exc),
+                       duration_ms=elapsed_ms())
 
     watchdog = _Watchdog()
     sock: socket.socket | None = None
@@ -240,7 +291,23 @@ def _describe(exc: BaseException) -> str:
         return "Connection refused."
     if isinstance(exc, http.client.RemoteDisconnected):
         return "The receiver closed the connection without answering."
-    return f"Connection error: {exc.__class__.__name__}: {exc}"[:500]
+    if isinstance(exc, ConnectionResetError):
+        return "The receiver reset the connection."
+    if isinstance(exc, BrokenPipeError):
+        return "The receiver closed the connection while the request was being sent."
+    if isinstance(exc, http.client.HTTPException):
+        return "The receiver's answer is not HTTP."
+    # The operating system's words ("No route to host"), never Python's class names.
+    words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Connection error: {words}."[:500]
+
+
+def _unresolved(host: str, exc: BaseException) -> str:
+    if isinstance(exc, socket.gaierror) and exc.errno in (socket.EAI_NONAME,
+                                                          getattr(socket, "EAI_NODATA", None)):
+        return f"Could not resolve {host}: no such name."
+    words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Could not resolve {host}: {words}."
 
 
 def _ca_bundle() -> str:

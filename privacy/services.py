@@ -241,7 +241,8 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
         outcome = Outcome(error_kind=ErrorKind.INVALID, error=invalid)
     else:
         outcome = transport.send(request, timeout=settings.PRIVACY_CALLBACK_TIMEOUT_SECONDS,
-                                 allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS)
+                                 allow_private=settings.DELIVERY_ALLOW_PRIVATE_NETWORKS,
+                                 plain_http_private_only=True)
     decision = policy.decide(
         status_code=outcome.status_code, error=outcome.error,
         invalid=outcome.error_kind in (ErrorKind.INVALID, ErrorKind.REFUSED),

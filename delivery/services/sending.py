@@ -58,6 +58,7 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
         # them at local stand-ins), so the private-address refusal does not apply.
         request, logged_url, problem, allow_private = (
             built.request, built.logged_url, built.problem, True)
+        private_only = False
     else:
         config = delivery.postback if delivery.kind == Kind.POSTBACK else delivery.webhook
         if config is None or (not config.active and not delivery.is_test):
@@ -65,6 +66,8 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
         request, problem = _outbound_request(delivery, config, now)
         logged_url = payloads.mask_url(request.url)
         allow_private = settings.DELIVERY_ALLOW_PRIVATE_NETWORKS
+        # A webhook's plain http (saved where allowed) stays on loopback or private networks.
+        private_only = delivery.kind == Kind.WEBHOOK
     attempt = work_claim(DELIVERIES, delivery, now=now, app_id=delivery.app_id,
                          kind=delivery.kind, http_method=request.method, url=logged_url)
     if attempt is None:
@@ -73,7 +76,8 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
         outcome = Outcome(error_kind=ErrorKind.INVALID, error=problem)
     else:
         outcome = transport.send(request, timeout=settings.DELIVERY_TIMEOUT_SECONDS,
-                                 allow_private=allow_private)
+                                 allow_private=allow_private,
+                                 plain_http_private_only=private_only)
     attempt_record(DELIVERIES, delivery, attempt, _result(attempt, delivery, outcome),
                    now=timezone.now())
     return attempt

@@ -16,6 +16,7 @@ from integrations import services as integrations_services
 from tests.delivery.conftest import (  # noqa: F401 - fixtures shared with delivery's tests
     ca,
     ca_bundle_path,
+    private_destinations_allowed,
     readme_process,
     receiver_factory,
     trusted_ca,
