@@ -12,7 +12,7 @@ from apple_ads import policy
 from apple_ads.models import Attempt, Claim
 from apple_ads.policy import State
 from outbox.enqueue import work_enqueue
-from outbox.kind import Kind
+from outbox.kind import Kind, kind_register
 
 INTERRUPTED_GIVEN_UP = "Given up: the worker stopped mid-exchange once too often."
 
@@ -25,11 +25,11 @@ def _exhausted(claim: Claim, now: datetime) -> dict | None:
     return None
 
 
-CLAIMS = Kind(
+CLAIMS = kind_register(Kind(
     name="Apple Ads claim", work_model=Claim, attempt_model=Attempt, attempt_of="claim",
     send_task="apple_ads.exchange", timeout_setting="APPLE_ADS_TIMEOUT_SECONDS",
     grace_setting="APPLE_ADS_SWEEP_GRACE_SECONDS", exhausted=_exhausted,
-)
+))
 
 
 def claims_enqueue(claim_ids: Sequence[str]) -> None:

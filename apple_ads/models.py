@@ -8,29 +8,21 @@ pending again for a retry, or a final state (apple_ads.policy.State).
 
 from __future__ import annotations
 
-import uuid
-
 from django.db import models
 from django.utils import timezone
 
 from apple_ads.policy import State
+from outbox.models import CallAttemptRow, WorkRow, state_field
 
 
-class Claim(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Claim(WorkRow):
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
     # The install by id: tracking's table is reached only through tracking's services.
     install_id = models.UUIDField(unique=True)
     # Apple's token, a one-day credential: cleared once the claim is final.
     token = models.TextField(blank=True, default="")
-    state = models.CharField(max_length=16, choices=[(s.value, s.value) for s in State],
-                             default=State.PENDING)
-    attempts_made = models.PositiveIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    state = state_field([(s.value, s.value) for s in State])
     received_at = models.DateTimeField(default=timezone.now)  # when the token arrived
-    updated_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     # Apple's attribution record as received (attribution true or false), once it answered.
     answer = models.JSONField(null=True, blank=True)
@@ -38,29 +30,13 @@ class Claim(models.Model):
     # deterministic match kept it; see tracking.reattribution).
     reattributed = models.BooleanField(default=False)
 
-    class Meta:
-        indexes = [
-            # The sweep's two reads: due pending claims and expired leases, both small.
-            models.Index(fields=["next_attempt_at"], name="apple_claim_due_idx",
-                         condition=models.Q(state="pending")),
-            models.Index(fields=["lease_expires_at"], name="apple_claim_lease_idx",
-                         condition=models.Q(state="sending")),
-        ]
-
     def __str__(self) -> str:
         return f"Apple Ads claim of install {self.install_id} ({self.state})"
 
 
-class Attempt(models.Model):
+class Attempt(CallAttemptRow):
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="attempts")
-    number = models.PositiveIntegerField()
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.TextField(blank=True, default="")
     reading = models.CharField(max_length=16, blank=True, default="")
-    error_message = models.TextField(blank=True, default="")
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

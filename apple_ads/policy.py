@@ -2,13 +2,13 @@
 how Apple's answer to the AdServices attribution API is read, and when an exchange is retried or
 given up.
 
-Pure: standard library (and outbox.timing) only, no ORM, no settings, no clock. The client hands
-in what came back (status, body or the network error); the service hands in the attempt number,
-the token's age and a random draw for the jitter. Apple documents four answers: 200 with the
-attribution record (`attribution` true or false), 400 (the token is invalid), 404 (no record
-yet: "a 404 can occur if you make an API call too quickly after receiving a valid token",
-retried every 5 s up to three times in Apple's own example) and 500 (Apple's server is
-unavailable).
+Pure: standard library (and the outbox's pure timing and replies) only, no ORM, no settings,
+no clock. The client hands in what came back (status, body or the network error); the service
+hands in the attempt number, the token's age and a random draw for the jitter. Apple documents
+four answers: 200 with the attribution record (`attribution` true or false), 400 (the token is
+invalid), 404 (no record yet: "a 404 can occur if you make an API call too quickly after
+receiving a valid token", retried every 5 s up to three times in Apple's own example) and 500
+(Apple's server is unavailable).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from outbox import timing
+from outbox.replies import Reply, ReplyClass
 
 # Apple: the token "has a 24-hour TTL". No retry is scheduled past it: the answer would be a 400.
 TOKEN_TTL_SECONDS = 24 * 3600
@@ -69,14 +70,8 @@ RETRY_DELAYS = {Reading.NOT_YET: NOT_YET_DELAYS, Reading.UNAVAILABLE: UNAVAILABL
 MAX_ATTEMPTS = 1 + max(len(delays) for delays in RETRY_DELAYS.values())
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One call as the client saw it: a status and body, or an error with no answer."""
-
-    status_code: int | None = None
-    body: str = ""
-    error: str | None = None
-    duration_ms: int = 0
+# One call as the client saw it: a status and body, or an error with no answer.
+Outcome = Reply
 
 
 @dataclass(frozen=True)
@@ -127,7 +122,7 @@ def judge(outcome: Outcome) -> Verdict:
         return Verdict(Reading.INVALID_TOKEN, "Apple answered 400: the token is invalid.")
     if status == 404:
         return Verdict(Reading.NOT_YET, "Apple answered 404: no attribution record yet.")
-    if status == 429 or status >= 500:
+    if outcome.reply_class == ReplyClass.UNAVAILABLE:  # 429 or 5xx
         return Verdict(Reading.UNAVAILABLE, f"Apple answered {status}: unavailable.")
     return Verdict(Reading.REFUSED, f"Apple answered {status}, which its API does not document.")
 
@@ -212,7 +207,3 @@ def exhausted(*, attempts_made: int, token_age_seconds: float) -> bool:
     the longest schedule allows, or once its token has expired (Apple would answer 400)."""
     return attempts_made >= MAX_ATTEMPTS or token_age_seconds >= TOKEN_TTL_SECONDS
 
-
-def response_text(raw: bytes) -> str:
-    """Apple's answer as stored: text, NUL-free (PostgreSQL refuses NUL), bounded."""
-    return raw[:RESPONSE_BODY_LIMIT].decode("utf-8", errors="replace").replace("\x00", "\ufffd")

@@ -8,7 +8,7 @@ never makes a second one. A worker takes a due claim with a conditional UPDATE (
 never exchange a token twice at once), calls Apple outside any transaction, logs the attempt
 (the outbox's cycle, docs/outbox.md), and lets apple_ads.policy decide: re-attribute the install
 through tracking's `install_reattribute`, retry later, or stop. The beat sweep re-sends what was
-lost.
+lost (the outbox's one sweep, over every kind).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import random
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +27,6 @@ from apple_ads import client, enqueue, policy
 from apple_ads.models import Attempt, Claim
 from apple_ads.policy import Reading, State
 from attribution_site.write_batch import WriteBatch
-from outbox import sweep
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
 from tracking import services as tracking_services
@@ -120,13 +118,3 @@ def _evidence(verdict: policy.Verdict) -> dict:
     record["click_date"] = record["click_date"].isoformat() if record["click_date"] else None
     return {"answer": verdict.answer, "read_as": record}
 
-
-def claims_sweep(*, now: datetime, grace_seconds: int) -> list[str]:
-    """Take back claims whose worker died mid-exchange (lease expired; given up as failed once
-    out of tries or past the token's life) and re-send pending ones whose message was lost
-    (due for longer than the grace). Returns the ids sent."""
-    return sweep.work_sweep(enqueue.CLAIMS, now=now, grace_seconds=grace_seconds)
-
-
-def sweep_grace_seconds() -> int:
-    return sweep.grace_seconds(enqueue.CLAIMS)

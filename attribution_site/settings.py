@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "fraud",
     "google_ads",
     "raw_export",
+    "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
 ]
 
 MIDDLEWARE = [
@@ -205,8 +206,13 @@ DELIVERY_ALLOW_PRIVATE_NETWORKS = env.bool("DELIVERY_ALLOW_PRIVATE_NETWORKS", DE
 # A pending delivery this long past due is presumed to have lost its message and re-enqueued.
 DELIVERY_SWEEP_GRACE_SECONDS = env.int("DELIVERY_SWEEP_GRACE_SECONDS", 120, minimum=0)
 DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum=1)
-# How often beat sends the sweep (and checks for overdue deliveries, docs/delivery.md).
-DELIVERY_SWEEP_INTERVAL_SECONDS = env.int("DELIVERY_SWEEP_INTERVAL_SECONDS", 60, minimum=1)
+# How often beat sends the one outbox sweep, over every kind (docs/outbox.md, "Sweep"), and
+# checks for overdue deliveries (docs/delivery.md). DELIVERY_SWEEP_INTERVAL_SECONDS, its name
+# from before there was one sweep, is still read when the new name is not set.
+OUTBOX_SWEEP_INTERVAL_SECONDS = env.int(
+    "OUTBOX_SWEEP_INTERVAL_SECONDS",
+    env.int("DELIVERY_SWEEP_INTERVAL_SECONDS", 60, minimum=1), minimum=1)
+DELIVERY_SWEEP_INTERVAL_SECONDS = OUTBOX_SWEEP_INTERVAL_SECONDS
 # A queue of its own (declared in CELERY_TASK_QUEUES), so slow receivers never hold up other
 # work.
 CELERY_TASK_ROUTES = {"delivery.*": {"queue": "delivery"},
@@ -240,9 +246,11 @@ GOOGLE_ADS_TIMEOUT_SECONDS = env.int("GOOGLE_ADS_TIMEOUT_SECONDS", 10, minimum=1
 GOOGLE_ADS_SWEEP_GRACE_SECONDS = env.int("GOOGLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
 # --- Privacy --------------------------------------------------------------------------------
-# Data-subject requests' status callbacks (docs/privacy.md): the budget of one POST, in
-# seconds, and how long a due callback or a pending request waits for its message.
+# Data-subject requests (docs/privacy.md): the budget of one status callback POST and of one
+# run of a request (its task's time limit; the outbox lease is twice it plus a second), in
+# seconds, and how long a due callback or a pending run waits for its message.
 PRIVACY_CALLBACK_TIMEOUT_SECONDS = env.int("PRIVACY_CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+PRIVACY_RUN_TIMEOUT_SECONDS = env.int("PRIVACY_RUN_TIMEOUT_SECONDS", 900, minimum=10)
 PRIVACY_SWEEP_GRACE_SECONDS = env.int("PRIVACY_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
 # --- Fraud protection -----------------------------------------------------------------------
@@ -423,9 +431,9 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": ANALYTICS_ROLLUP_INTERVAL_SECONDS}},
     "analytics.flood_check": {  # click flooding and post-attribution (docs/fraud.md)
         "task": "analytics.flood_check", "schedule": 600.0, "options": {"expires": 540}},
-    "delivery-sweep": {
-        "task": "delivery.sweep", "schedule": float(DELIVERY_SWEEP_INTERVAL_SECONDS),
-        "options": {"expires": max(1, DELIVERY_SWEEP_INTERVAL_SECONDS - 5)}},
+    "outbox-sweep": {  # every outbox kind's, in turn (docs/outbox.md, "Sweep")
+        "task": "outbox.sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL_SECONDS),
+        "options": {"expires": max(1, OUTBOX_SWEEP_INTERVAL_SECONDS - 5)}},
     "delivery-prune": {
         "task": "delivery.prune", "schedule": 3600.0, "options": {"expires": 3000}},
     "tracking.prune_clicks": {
@@ -433,22 +441,12 @@ CELERY_BEAT_SCHEDULE = {
     "tracking.partitions_ensure": {  # time partitions, PostgreSQL (tracking/partition_sql.py)
         "task": "tracking.partitions_ensure", "schedule": crontab(minute=1),
         "options": {"expires": 3000}},
-    "apple-ads-sweep": {
-        "task": "apple_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
-    "google-ads-sweep": {
-        "task": "google_ads.sweep", "schedule": 60.0, "options": {"expires": 55}},
     "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
         "task": "retention.enforce", "schedule": crontab(minute=23),
         "options": {"expires": 3000}},
-    "privacy-requests-sweep": {
-        "task": "privacy.requests_sweep", "schedule": 60.0, "options": {"expires": 55}},
-    "privacy-callbacks-sweep": {
-        "task": "privacy.callbacks_sweep", "schedule": 60.0, "options": {"expires": 55}},
     "raw-export-schedule": {  # a run of every destination (docs/export.md, "Runs")
         "task": "raw_export.schedule", "schedule": float(RAW_EXPORT_INTERVAL_SECONDS),
         "options": {"expires": max(5, RAW_EXPORT_INTERVAL_SECONDS - 5)}},
-    "raw-export-sweep": {
-        "task": "raw_export.sweep", "schedule": 60.0, "options": {"expires": 55}},
 }
 
 # --- Logging --------------------------------------------------------------------------------

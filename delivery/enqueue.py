@@ -12,7 +12,7 @@ from datetime import datetime
 from delivery import policy
 from delivery.models import Delivery, DeliveryAttempt, State
 from outbox.enqueue import work_enqueue
-from outbox.kind import Kind
+from outbox.kind import Kind, kind_register
 
 
 def _exhausted(delivery: Delivery, now: datetime) -> dict | None:
@@ -22,14 +22,21 @@ def _exhausted(delivery: Delivery, now: datetime) -> dict | None:
     return None
 
 
-DELIVERIES = Kind(
+def _warn_if_overdue(now: datetime) -> None:
+    # In the log of whichever worker runs the sweep (beat warns too, delivery/watch.py).
+    from delivery import watch  # celery signals and selectors: not needed to enqueue
+
+    watch.warn_if_overdue()
+
+
+DELIVERIES = kind_register(Kind(
     name="delivery", work_model=Delivery, attempt_model=DeliveryAttempt, attempt_of="delivery",
     send_task="delivery.send", batch_task="delivery.dispatch",
     timeout_setting="DELIVERY_TIMEOUT_SECONDS", grace_setting="DELIVERY_SWEEP_GRACE_SECONDS",
     exhausted=_exhausted, interrupted_fields={"succeeded": False},
     # Per sweep (a minute): 5,000 re-sent deliveries is 300,000 an hour after an outage.
-    sweep_batch=5000,
-)
+    sweep_batch=5000, upkeep=_warn_if_overdue,
+))
 
 
 def deliveries_enqueue(delivery_ids: Sequence[str]) -> None:

@@ -15,6 +15,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from outbox.models import CallAttemptRow, WorkRow, state_field
+
 
 def default_postback_events() -> list[str]:
     return ["install"]
@@ -101,9 +103,10 @@ class State(models.TextChoices):
     SKIPPED = "skipped"
 
 
-class Delivery(models.Model):
-    # The message id: the webhook envelope's `id` and `webhook-id`, the same on every retry.
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Delivery(WorkRow):
+    """An outbox work row (outbox.models.WorkRow); its id is the message id: the webhook
+    envelope's `id` and `webhook-id`, the same on every retry."""
+
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
     # SET_NULL keeps the history of a deleted configuration; an open delivery without one is
@@ -121,19 +124,14 @@ class Delivery(models.Model):
     is_test = models.BooleanField(default=False)
     # Webhook: the exact JSON body. Postback: the macro values as JSON (the POST body).
     body = models.TextField()
-    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
-    attempts_made = models.PositiveSmallIntegerField(default=0)
+    state = state_field(State.choices)
     max_attempts = models.PositiveSmallIntegerField()
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
     # Why consent changed this delivery: stripped of identifiers, or skipped; "" when it did
     # not (docs/privacy.md, "What consent changes").
     consent_note = models.CharField(max_length=255, blank=True, default="")
 
-    class Meta:
+    class Meta(WorkRow.Meta):
         constraints = [
             models.UniqueConstraint(
                 fields=["postback", "event_type", "source_id"], name="delivery_once_postback",
@@ -146,9 +144,7 @@ class Delivery(models.Model):
                 condition=models.Q(kind__in=["google_ads", "meta"])),
         ]
         indexes = [
-            # Small: only open deliveries are in it. The sweep reads nothing else.
-            models.Index(fields=["state", "next_attempt_at"], name="delivery_open_idx",
-                         condition=models.Q(state__in=["pending", "sending"])),
+            *WorkRow.Meta.indexes,  # the sweep's and the overdue count's, both small
             models.Index(fields=["completed_at"], name="delivery_completed_idx",
                          condition=models.Q(completed_at__isnull=False)),
             # The logs' keyset over deliveries not yet attempted (docs/delivery.md, "Deliveries
@@ -169,26 +165,18 @@ class Delivery(models.Model):
         return self.webhook_id if self.kind == Kind.WEBHOOK else None
 
 
-class DeliveryAttempt(models.Model):
-    """One try: an entry of the delivery log."""
+class DeliveryAttempt(CallAttemptRow):
+    """One try (an outbox attempt row): an entry of the delivery log."""
 
     id = models.BigAutoField(primary_key=True)
     delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
     # Copied from the delivery so the log endpoints read one index, newest first.
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    number = models.PositiveSmallIntegerField()
     http_method = models.CharField(max_length=4)
     # Credentials masked (payloads.mask_url) before it is stored.
     url = models.TextField()
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    # Truncated, kept as plain text; never rendered as HTML.
-    response_body = models.TextField(blank=True, default="")
-    error_message = models.TextField(blank=True, default="")
     succeeded = models.BooleanField(null=True)
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

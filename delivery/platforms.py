@@ -107,8 +107,3 @@ def meta_request(*, origin: str, meta_app_id: str, access_token: str,
     url = f"{origin}/{META_GRAPH_VERSION}/{meta_app_id}/activities"
     return url, {"Content-Type": "application/json"}, json.dumps(body).encode()
 
-
-def permanent(status_code: int | None) -> bool:
-    """A platform's 4xx (other than 429) refuses the request as sent: a bad token, link id or
-    parameter; retrying changes nothing. 5xx, 429 and no answer are retried."""
-    return status_code is not None and 400 <= status_code < 500 and status_code != 429

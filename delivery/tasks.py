@@ -2,7 +2,8 @@
 nothing, and calls one service. They run on a queue of their own (`delivery`, see settings) so a
 slow receiver never holds up other work, with late acknowledgement so a message whose worker
 dies is not acknowledged. Failures are not retried by Celery (no autoretry_for): the policy
-module classifies every outcome and the service schedules the retry itself.
+module classifies every outcome and the service schedules the retry itself. The sweep is the
+outbox's one (outbox/tasks.py), over every kind.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from delivery import services, watch
-
-TASK_OPTIONS = {"acks_late": True, "ignore_result": True}
+from delivery import services
+from outbox.tasks import TASK_OPTIONS
 
 
 @shared_task(name="delivery.dispatch", **TASK_OPTIONS)
@@ -30,12 +30,6 @@ def delivery_dispatch(delivery_ids: list[str]) -> None:
 @shared_task(name="delivery.send", **TASK_OPTIONS)
 def delivery_send(delivery_id: str) -> None:
     services.delivery_attempt(delivery_id=delivery_id)
-
-
-@shared_task(name="delivery.sweep", **TASK_OPTIONS)
-def delivery_sweep() -> None:
-    services.deliveries_sweep(now=timezone.now(), grace_seconds=services.sweep_grace_seconds())
-    watch.warn_if_overdue()  # beat warns too; this one lands in the log of the worker
 
 
 @shared_task(name="delivery.prune", **TASK_OPTIONS)

@@ -6,8 +6,9 @@ the sweep, and `manage.py delivery_health`. The last two places also ask the wor
 queues they consume, so a delivery queue nobody consumes shows at once (delivery/readiness.py).
 
 Beat is the one process that runs whichever queues the workers consume, so it does the
-checking: each time it sends `delivery.sweep` it counts overdue deliveries in a thread of its
-own (a slow database never holds up its schedule). Nothing here runs on the SDK request path.
+checking: each time it sends the outbox's sweep (`outbox.sweep`) it counts overdue deliveries
+in a thread of its own (a slow database never holds up its schedule). Nothing here runs on the
+SDK request path.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from delivery import selectors
 
 logger = logging.getLogger(__name__)
 
-SWEEP_TASK = "delivery.sweep"
+SWEEP_TASK = "outbox.sweep"
 DELIVERY_QUEUE = "delivery"
 
 

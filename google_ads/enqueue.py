@@ -13,7 +13,7 @@ from google_ads import policy
 from google_ads.models import Attempt, Claim
 from google_ads.policy import State
 from outbox.enqueue import work_enqueue
-from outbox.kind import Kind
+from outbox.kind import Kind, kind_register
 
 INTERRUPTED_GIVEN_UP = "Given up: the worker stopped mid-call once too often."
 
@@ -27,11 +27,11 @@ def _exhausted(claim: Claim, now: datetime) -> dict | None:
     return {"state": State.FAILED, "last_error": INTERRUPTED_GIVEN_UP}
 
 
-CLAIMS = Kind(
+CLAIMS = kind_register(Kind(
     name="Google Ads claim", work_model=Claim, attempt_model=Attempt, attempt_of="claim",
     send_task="google_ads.claim", timeout_setting="GOOGLE_ADS_TIMEOUT_SECONDS",
     grace_setting="GOOGLE_ADS_SWEEP_GRACE_SECONDS", exhausted=_exhausted,
-)
+))
 
 
 def claims_enqueue(claim_ids: Sequence[str]) -> None:

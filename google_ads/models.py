@@ -11,16 +11,14 @@ pending again for a retry or for the cross-network step, or a final state
 
 from __future__ import annotations
 
-import uuid
-
 from django.db import models
 from django.utils import timezone
 
 from google_ads.policy import State, Step
+from outbox.models import CallAttemptRow, WorkRow, state_field
 
 
-class Claim(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Claim(WorkRow):
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
     # The install by id: tracking's table is reached only through tracking's services.
     install_id = models.UUIDField(unique=True)
@@ -39,14 +37,8 @@ class Claim(models.Model):
                             default=Step.FIRST_OPEN)
     # Attempts made before the current step began: the retry schedule counts within a step.
     step_offset = models.PositiveIntegerField(default=0)
-    state = models.CharField(max_length=16, choices=[(s.value, s.value) for s in State],
-                             default=State.PENDING)
-    attempts_made = models.PositiveIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    state = state_field([(s.value, s.value) for s in State])
     received_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     # Google's conversion answer as received, once it answered.
     answer = models.JSONField(null=True, blank=True)
@@ -55,31 +47,15 @@ class Claim(models.Model):
     reattributed = models.BooleanField(default=False)
     cross_network = models.CharField(max_length=8, blank=True, default="")
 
-    class Meta:
-        indexes = [
-            # The sweep's two reads: due pending claims and expired leases, both small.
-            models.Index(fields=["next_attempt_at"], name="google_claim_due_idx",
-                         condition=models.Q(state="pending")),
-            models.Index(fields=["lease_expires_at"], name="google_claim_lease_idx",
-                         condition=models.Q(state="sending")),
-        ]
-
     def __str__(self) -> str:
         return f"Google Ads claim of install {self.install_id} ({self.state})"
 
 
-class Attempt(models.Model):
+class Attempt(CallAttemptRow):
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="attempts")
-    number = models.PositiveIntegerField()
     step = models.CharField(max_length=16, default=Step.FIRST_OPEN)
     url = models.TextField(blank=True, default="")  # the developer token masked
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.TextField(blank=True, default="")
     reading = models.CharField(max_length=16, blank=True, default="")
-    error_message = models.TextField(blank=True, default="")
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

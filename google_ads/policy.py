@@ -1,9 +1,9 @@
 """Google Ads claim policy (docs/networks.md, "Google Ads"): how an answer of Google's App
 Conversion Tracking and Remarketing API is read, and when a call is retried or given up.
 
-Pure: standard library (and outbox.timing) only, no ORM, no settings, no clock. The client hands
-in what came back (status, body or the network error); the service hands in the attempt number
-and a random draw for the jitter.
+Pure: standard library (and the outbox's pure timing and replies) only, no ORM, no settings,
+no clock. The client hands in what came back (status, body or the network error); the service
+hands in the attempt number and a random draw for the jitter.
 
 Google answers a conversion with 200 and a JSON object: `attributed` (whether one of its ads
 takes the conversion), `ad_events` (the ad interactions behind it: campaign, ad group, network,
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from outbox import timing
+from outbox.replies import Reply, ReplyClass
 
 # Google is down or overloaded: back off over most of a day (Apple Ads' schedule).
 UNAVAILABLE_DELAYS = (60, 300, 1800, 7200, 21600, 43200)
@@ -70,14 +71,8 @@ class CrossNetwork(enum.StrEnum):
     FAILED = "failed"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One call as the client saw it: a status and body, or an error with no answer."""
-
-    status_code: int | None = None
-    body: str = ""
-    error: str | None = None
-    duration_ms: int = 0
+# One call as the client saw it: a status and body, or an error with no answer.
+Outcome = Reply
 
 
 @dataclass(frozen=True)
@@ -117,9 +112,9 @@ def judge(outcome: Outcome, *, step: Step = Step.FIRST_OPEN) -> Verdict:
     if outcome.error is not None:
         return Verdict(Reading.UNAVAILABLE, outcome.error)
     status = outcome.status_code or 0
-    if status == 429 or status >= 500:
+    if outcome.reply_class == ReplyClass.UNAVAILABLE:  # 429 or 5xx
         return Verdict(Reading.UNAVAILABLE, f"Google answered {status}; retried later.")
-    if not 200 <= status < 300:
+    if outcome.reply_class != ReplyClass.ACCEPTED:
         return Verdict(Reading.REJECTED, f"Google answered {status}: the request is refused "
                                          f"as sent ({_snippet(outcome.body)}).")
     if step == Step.CROSS_NETWORK:
@@ -241,7 +236,3 @@ def exhausted(*, attempts_made: int) -> bool:
     both steps' schedules allow."""
     return attempts_made >= MAX_ATTEMPTS
 
-
-def response_text(raw: bytes) -> str:
-    """Google's answer as stored: text, NUL-free (PostgreSQL refuses NUL), bounded."""
-    return raw[:RESPONSE_BODY_LIMIT].decode("utf-8", errors="replace").replace("\x00", "\ufffd")

@@ -29,7 +29,6 @@ from google_ads import client, enqueue, policy, protocol
 from google_ads.models import Attempt, Claim
 from google_ads.policy import CrossNetwork, Reading, State, Step
 from integrations import selectors as integrations
-from outbox import sweep
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
 from tracking import services as tracking_services
@@ -222,12 +221,3 @@ def _metadata(event: policy.AdEvent) -> dict:
     return {"platform": policy.MEDIA_SOURCE, "origin": "google_ads_api",
             "touch": "view" if view else "click", "campaign": fields}
 
-
-def claims_sweep(*, now, grace_seconds: int) -> list[str]:
-    """Take back claims whose worker died mid-call and re-send pending ones whose message was
-    lost. Returns the ids sent."""
-    return sweep.work_sweep(enqueue.CLAIMS, now=now, grace_seconds=grace_seconds)
-
-
-def sweep_grace_seconds() -> int:
-    return sweep.grace_seconds(enqueue.CLAIMS)

@@ -21,7 +21,7 @@ def work_due(kind: Kind, work_id: Any, *, now: datetime,
     """The row if it is pending and due: None when it is sent already, given up, held by
     another worker, or a duplicate message came ahead of its retry schedule."""
     rows = queryset if queryset is not None else kind.work_model.objects.all()
-    row = rows.filter(id=work_id).first()
+    row = rows.filter(pk=work_id).first()
     if row is None or row.state != PENDING:
         return None
     if row.next_attempt_at is not None and row.next_attempt_at > now:
@@ -36,11 +36,11 @@ def work_claim(kind: Kind, row: Any, /, *, now: datetime,
     lease = timedelta(seconds=timing.lease_seconds(kind.timeout_seconds()))
     work = kind.work_model.objects
     with transaction.atomic():
-        taken = work.filter(id=row.id, state=PENDING, next_attempt_at__lte=now).update(
+        taken = work.filter(pk=row.pk, state=PENDING, next_attempt_at__lte=now).update(
             state=SENDING, attempts_made=F("attempts_made") + 1, lease_expires_at=now + lease,
             updated_at=now)
         if not taken:
             return None
-        number = work.values_list("attempts_made", flat=True).get(id=row.id)
+        number = work.values_list("attempts_made", flat=True).get(pk=row.pk)
         return kind.attempt_model.objects.create(
             **{kind.attempt_of: row}, number=number, started_at=now, **attempt_fields)

@@ -77,17 +77,3 @@ def retry_enqueue(kind: Kind, work_id: str, delay: float) -> None:
         logger.warning("could not schedule the retry of %s %s; the sweep will", kind.name,
                        work_id, exc_info=True)
 
-
-def task_send(task_name: str, args: tuple) -> bool:
-    """Send one message by the task's registered name, for work that is not an outbox kind
-    (a privacy request's run). Never raises; False when the message did not go (the caller's
-    sweep picks the work up)."""
-    if redis_clients.resting():
-        return False
-    try:
-        _send(task_name, args, retry=True, retry_policy=RETRY_POLICY)
-    except Exception:  # noqa: BLE001 - any broker failure; the caller's sweep is the fallback
-        redis_clients.failed()
-        logger.warning("could not send %s; its sweep will", task_name, exc_info=True)
-        return False
-    return True

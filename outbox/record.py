@@ -36,14 +36,14 @@ def attempt_record(kind: Kind, row: Any, attempt: Any, result: Result, *,
     next_at = now + timedelta(seconds=result.retry_in) if retry else None
     with transaction.atomic():
         # An UPDATE, not save(): if the row was deleted meanwhile there is nothing to write.
-        kind.attempt_model.objects.filter(id=attempt.id).update(finished_at=now,
+        kind.attempt_model.objects.filter(pk=attempt.pk).update(finished_at=now,
                                                                 **result.attempt)
         moved = kind.work_model.objects.filter(
-            id=row.id, state=SENDING, attempts_made=attempt.number,
+            pk=row.pk, state=SENDING, attempts_made=attempt.number,
         ).update(state=state, next_attempt_at=next_at, lease_expires_at=None,
                  completed_at=None if retry else now, updated_at=now, **result.work)
         if moved and retry:
-            work_id, delay = str(row.id), result.retry_in
+            work_id, delay = str(row.pk), result.retry_in
             transaction.on_commit(lambda: enqueue.retry_enqueue(kind, work_id, delay))
     for name, value in {**result.attempt, "finished_at": now}.items():
         setattr(attempt, name, value)

@@ -1,7 +1,7 @@
-"""The sweep beat sends every minute per kind (docs/outbox.md, "Sweep"): rows whose worker died
-mid-try (lease expired) are taken back, their open attempt closed as interrupted, and either
-given up (the kind's `exhausted` rule) or tried again; pending rows due for longer than the
-grace are presumed to have lost their message and are sent again.
+"""The sweep beat sends every minute, over every registered kind (docs/outbox.md, "Sweep"): rows
+whose worker died mid-try (lease expired) are taken back, their open attempt closed as
+interrupted, and either given up (the kind's `exhausted` rule) or tried again; pending rows due
+for longer than the kind's grace are presumed to have lost their message and are sent again.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 
 from outbox import enqueue
-from outbox.kind import PENDING, SENDING, Kind
+from outbox.kind import PENDING, SENDING, Kind, kinds
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +26,27 @@ def grace_seconds(kind: Kind) -> int:
     """How long past due a pending row may wait for its message before it is presumed lost.
     Without a broker nothing else sends retries, so then there is no grace at all."""
     return 0 if enqueue.runs_in_process() else kind.grace_seconds()
+
+
+def kinds_sweep(*, now: datetime) -> dict[str, list[str]]:
+    """Sweep every registered kind, each in its own transactions: one kind's trouble (its table
+    locked, a bug in its upkeep) is logged and does not keep the others from being swept.
+    Returns the ids sent, by kind name."""
+    sent = {}
+    for kind in kinds():
+        try:
+            sent[kind.name] = kind_sweep(kind, now=now)
+        except Exception:  # noqa: BLE001 - the next kind still gets its sweep
+            logger.exception("the %s sweep failed; the next sweep tries again", kind.name)
+    return sent
+
+
+def kind_sweep(kind: Kind, *, now: datetime) -> list[str]:
+    """One kind's sweep as beat runs it: with its grace, then its upkeep."""
+    sent = work_sweep(kind, now=now, grace_seconds=grace_seconds(kind))
+    if kind.upkeep is not None:
+        kind.upkeep(now)
+    return sent
 
 
 def work_sweep(kind: Kind, *, now: datetime, grace_seconds: int) -> list[str]:
@@ -48,19 +69,22 @@ def _take_back(kind: Kind, now: datetime) -> list[str]:
             state=SENDING, lease_expires_at__lte=now,
         ).order_by("lease_expires_at")[:kind.sweep_batch])
         kind.attempt_model.objects.filter(
-            **{f"{kind.attempt_of}_id__in": [row.id for row in stuck]}, finished_at__isnull=True,
+            **{f"{kind.attempt_of}_id__in": [row.pk for row in stuck]}, finished_at__isnull=True,
         ).update(finished_at=now, error_message=INTERRUPTED, **kind.interrupted_fields)
-        again = []
+        again, given_up = [], []
         for row in stuck:
             final = kind.exhausted(row, now)
             if final is None:
-                again.append(row.id)
+                again.append(row.pk)
                 continue
-            work.filter(id=row.id, state=SENDING).update(
+            work.filter(pk=row.pk, state=SENDING).update(
                 next_attempt_at=None, lease_expires_at=None, completed_at=now, updated_at=now,
                 **final)
-        work.filter(id__in=again, state=SENDING).update(
+            given_up.append(row)
+        work.filter(pk__in=again, state=SENDING).update(
             state=PENDING, next_attempt_at=now, lease_expires_at=None, updated_at=now)
+        if given_up and kind.given_up is not None:
+            kind.given_up(given_up, now)
     return [str(work_id) for work_id in again]
 
 
@@ -74,6 +98,6 @@ def _lost_messages(kind: Kind, now: datetime, grace_seconds: int) -> list[str]:
         # time and a row nobody sends stays overdue for all to see.
         due = [str(pk) for pk in work.select_for_update(skip_locked=True).filter(
             state=PENDING, next_attempt_at__lte=cutoff, updated_at__lte=cutoff,
-        ).order_by("next_attempt_at").values_list("id", flat=True)[:kind.sweep_batch]]
-        work.filter(id__in=due, state=PENDING).update(updated_at=now)
+        ).order_by("next_attempt_at").values_list("pk", flat=True)[:kind.sweep_batch]]
+        work.filter(pk__in=due, state=PENDING).update(updated_at=now)
     return due

@@ -1,6 +1,6 @@
 """Data-subject requests (docs/privacy.md, "Erasure and access (OpenDSR)"): the request as an
-audit record, the access document it produced, and its status callbacks as a kind of outbox
-work (docs/outbox.md).
+audit record, the access document it produced, and two kinds of outbox work (docs/outbox.md):
+the request's run (erase, or make the access document) and its status callbacks.
 
 A request keeps the SHA-256 of its identity (type and value) for good; the identity itself and
 the body it came in are kept only while the request is open, because the worker needs them to
@@ -14,6 +14,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from outbox.models import AttemptRow, CallAttemptRow, WorkRow, state_field
+
 
 class RequestType(models.TextChoices):
     ERASURE = "erasure"
@@ -26,6 +28,9 @@ class RequestStatus(models.TextChoices):
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
     CANCELLED = "cancelled"
+    # Beyond OpenDSR's four: the run failed on its last try (docs/privacy.md, "When a run
+    # fails"); nothing was erased.
+    FAILED = "failed"
 
 
 class Source(models.TextChoices):
@@ -92,6 +97,41 @@ class AccessDocument(models.Model):
         return f"document of {self.request_id}"
 
 
+class RunState(models.TextChoices):
+    PENDING = "pending"
+    SENDING = "sending"  # a worker holds it (the request is in progress)
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"  # the request was cancelled before its first try
+
+
+class RequestRun(WorkRow):
+    """A request's run, an outbox work row: one per request, under the request's own id (the
+    message `privacy.request_run` names), tried until it succeeds or the retry policy ends."""
+
+    id = None
+    request = models.OneToOneField(SubjectRequest, on_delete=models.CASCADE,
+                                   primary_key=True, related_name="run")
+    state = state_field(RunState.choices)
+    # Why the last try failed, in words; "" once it succeeded.
+    last_error = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"run of {self.request_id} ({self.state})"
+
+
+class RequestRunAttempt(AttemptRow):
+    run = models.ForeignKey(RequestRun, on_delete=models.CASCADE, related_name="attempts")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "number"], name="privacy_run_attempt_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of the run of {self.run_id}"
+
+
 class CallbackState(models.TextChoices):
     PENDING = "pending"
     SENDING = "sending"
@@ -99,46 +139,24 @@ class CallbackState(models.TextChoices):
     FAILED = "failed"
 
 
-class StatusCallback(models.Model):
+class StatusCallback(WorkRow):
     """One POST of a request's status to one of its callback URLs (an outbox work row)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     request = models.ForeignKey(SubjectRequest, on_delete=models.CASCADE,
                                 related_name="callbacks")
     url = models.CharField(max_length=2048)
     # The exact JSON body, frozen when the status changed: every retry sends the same.
     body = models.TextField()
-    state = models.CharField(max_length=10, choices=CallbackState.choices,
-                             default=CallbackState.PENDING)
-    attempts_made = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    state = state_field(CallbackState.choices)
     created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        indexes = [
-            models.Index(fields=["next_attempt_at"], name="privacy_callback_due_idx",
-                         condition=models.Q(state="pending")),
-            models.Index(fields=["lease_expires_at"], name="privacy_callback_lease_idx",
-                         condition=models.Q(state="sending")),
-        ]
 
     def __str__(self) -> str:
         return f"status callback {self.id} ({self.state})"
 
 
-class StatusCallbackAttempt(models.Model):
+class StatusCallbackAttempt(CallAttemptRow):
     callback = models.ForeignKey(StatusCallback, on_delete=models.CASCADE,
                                  related_name="attempts")
-    number = models.PositiveSmallIntegerField()
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.TextField(blank=True, default="")
-    error_message = models.TextField(blank=True, default="")
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

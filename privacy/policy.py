@@ -1,5 +1,6 @@
 """Status callbacks' policy (OpenDSR 8.5: "Processors MUST try to send callbacks at least once
-... SHOULD retry callbacks when they have failed"), and when a request is expected done.
+... SHOULD retry callbacks when they have failed"), runs' policy (when a run that raised is tried
+again, and when it fails for good), and when a request is expected done.
 
 Pure: standard library (and outbox.timing) only; the outcome of a try is handed in.
 """
@@ -48,3 +49,33 @@ def decide(*, status_code: int | None, error: str | None, invalid: bool,
 
 def exhausted(attempts_made: int) -> bool:
     return attempts_made >= MAX_ATTEMPTS
+
+
+# --- Runs ------------------------------------------------------------------------------------
+# A run that raised (the database went away, a lock timed out, a bug) rolled back whole: nothing
+# was erased. Tried again after each delay, then the request fails, well within the day
+# `expected_completion_time` promises: a passing outage is ridden out, a bug is shown.
+RUN_RETRY_DELAYS = (60, 300, 1800, 7200)
+RUN_MAX_ATTEMPTS = len(RUN_RETRY_DELAYS) + 1
+# Of an error, the words kept and shown to the organization's admins: the exception's first
+# line (a database error's DETAIL line, which may quote row values, is left out).
+RUN_ERROR_LIMIT = 300
+
+
+def run_retry_in(*, attempt_number: int, jitter: float) -> float | None:
+    """Seconds until a run that raised on attempt `attempt_number` (1-based) is tried again;
+    None when that was its last try."""
+    if run_exhausted(attempt_number):
+        return None
+    return timing.jittered(RUN_RETRY_DELAYS[attempt_number - 1], jitter)
+
+
+def run_exhausted(attempts_made: int) -> bool:
+    return attempts_made >= RUN_MAX_ATTEMPTS
+
+
+def run_error(exc_type: str, message: str) -> str:
+    """What the request shows of a run's error: "what failed: why", in words."""
+    first_line = (message.strip().splitlines() or [""])[0].strip()
+    words = f"{exc_type}: {first_line}" if first_line else exc_type
+    return f"The run stopped with an error: {words}"[:RUN_ERROR_LIMIT]

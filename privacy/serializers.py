@@ -91,9 +91,11 @@ class ConsoleRequestInput(serializers.Serializer):
 def request_answer(subject_request, *, results_url: str | None,
                    results_expires_at) -> dict:
     """The status of a request (OpenDSR 8.3), with what was found (rows per table for an
-    erasure, records per kind for an access document) and where the document is."""
+    erasure, records per kind for an access document), where the document is, and how its run
+    went (tries, and the last one's error while it is retried or once it failed)."""
     # Sorted by name: PostgreSQL's jsonb keeps its own key order.
     found = dict(sorted((subject_request.found or {}).items()))
+    run = subject_request.run
     return {
         "controller_id": str(subject_request.app.organization_id),
         "subject_request_id": str(subject_request.id),
@@ -112,6 +114,8 @@ def request_answer(subject_request, *, results_url: str | None,
         "results_count": sum(found.values()) if subject_request.status == "completed" else None,
         "results_url": results_url,
         "results_expires_at": _time(results_expires_at),
+        "attempts_made": run.attempts_made,
+        "last_error": run.last_error or None,
     }
 
 
@@ -137,8 +141,10 @@ class SubjectRequestStatus(serializers.Serializer):
     controller_id = serializers.UUIDField()
     subject_request_id = serializers.UUIDField()
     subject_request_type = serializers.CharField()
-    request_status = serializers.ChoiceField(choices=["pending", "in_progress", "completed",
-                                                      "cancelled"])
+    request_status = serializers.ChoiceField(
+        choices=["pending", "in_progress", "completed", "cancelled", "failed"], help_text=(
+            "OpenDSR's four, and `failed`: the run raised on each of its tries; nothing was "
+            "erased (last_error says why)."))
     property_id = serializers.UUIDField()
     identity_type = serializers.CharField()
     identity_hash = serializers.CharField(help_text="hex SHA-256 of `identity_type:value`.")
@@ -154,6 +160,10 @@ class SubjectRequestStatus(serializers.Serializer):
     results_url = serializers.CharField(allow_null=True, help_text=(
         "The access document's signed link while it is kept."))
     results_expires_at = serializers.CharField(allow_null=True)
+    attempts_made = serializers.IntegerField(help_text="How many times the run was tried.")
+    last_error = serializers.CharField(allow_null=True, help_text=(
+        "Why the last try failed, in words, while the run is retried or once it failed; null "
+        "otherwise."))
 
 
 class SubjectRequestList(serializers.Serializer):

@@ -1,10 +1,13 @@
 """Data-subject requests, written (docs/privacy.md, "Erasure and access (OpenDSR)"): filing one
 (the API, the SDK's forget, the console), cancelling one, running one (erasure, or the access
-document), and sending its status callbacks through the outbox.
+document), and sending its status callbacks, both through the outbox (docs/outbox.md).
 
-A request runs in one transaction: the rows of every app are erased (privacy.erasure), the
-request is completed, its identity blanked and its callbacks written, all or nothing. Running
-it twice changes nothing more, which is what lets the sweep re-run one whose worker was lost.
+A request's run is an outbox kind (privacy.enqueue.RUNS): a worker claims it (the request is
+then in progress), and runs it in one transaction that holds the run's row: the rows of every
+app are erased (privacy.erasure), the request is completed, its identity blanked, its callbacks
+written and the attempt recorded, all or nothing. A run that raises rolled back whole; its
+attempt keeps the error, and it is tried again on privacy.policy's schedule, then the request
+fails and its callbacks say so. Running a request twice changes nothing more.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import logging
 import random
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -34,13 +37,16 @@ from delivery import transport
 from delivery.payloads import secret_generate
 from delivery.policy import ErrorKind, Outcome
 from outbox.claim import work_claim, work_due
+from outbox.kind import SENDING
 from outbox.record import Result, attempt_record
-from outbox.sweep import grace_seconds, work_sweep
-from privacy import callbacks, enqueue, erasure, identities, links, policy
+from privacy import callbacks, ending, enqueue, erasure, identities, policy
 from privacy.models import (
     AccessDocument,
+    RequestRun,
+    RequestRunAttempt,
     RequestStatus,
     RequestType,
+    RunState,
     Source,
     StatusCallback,
     StatusCallbackAttempt,
@@ -50,8 +56,7 @@ from tracking import erasure as tracking_erasure
 
 logger = logging.getLogger(__name__)
 
-# A request still in progress this long after it started lost its worker: it runs again.
-RUN_LEASE = timedelta(minutes=30)
+OPEN = ending.OPEN
 
 
 def request_file(*, app: App, request_type: str, identity_type: str, identity_value: str,
@@ -76,8 +81,10 @@ def request_file(*, app: App, request_type: str, identity_type: str, identity_va
     try:
         with transaction.atomic():
             subject_request.save(force_insert=True)
-            request_id_text = str(subject_request.id)
-            transaction.on_commit(lambda: enqueue.request_enqueue(request_id_text))
+            RequestRun.objects.create(request=subject_request, next_attempt_at=now,
+                                      updated_at=now)
+            request_ids = [str(subject_request.id)]
+            transaction.on_commit(lambda: enqueue.runs_enqueue(request_ids))
     except IntegrityError:
         raise Conflict("A request with this subject_request_id exists already.", {
             "subject_request_id": ["Already used."]}) from None
@@ -102,7 +109,7 @@ def forget_file(*, app: App, device_id: str, now: datetime) -> tuple[SubjectRequ
     open_request = SubjectRequest.objects.filter(
         app=app, request_type=RequestType.ERASURE,
         identity_hash=identities.identity_hash(identity_type, value),
-        status__in=[RequestStatus.PENDING, RequestStatus.IN_PROGRESS]).first()
+        status__in=OPEN).first()
     if open_request is not None:
         return open_request, False
     subject_request, _ = request_file(
@@ -114,7 +121,12 @@ def forget_file(*, app: App, device_id: str, now: datetime) -> tuple[SubjectRequ
 def request_cancel(*, subject_request: SubjectRequest, now: datetime) -> SubjectRequest:
     """Cancel a pending request (OpenDSR 9: only while pending); its callbacks say so."""
     with transaction.atomic():
-        cancelled = SubjectRequest.objects.filter(
+        # The run first, as a worker's claim does (no deadlock between the two): a run a
+        # worker holds, or one that has been tried, is no longer cancelled.
+        run_cancelled = RequestRun.objects.filter(
+            pk=subject_request.id, state=RunState.PENDING).update(
+            state=RunState.CANCELLED, next_attempt_at=None, completed_at=now, updated_at=now)
+        cancelled = run_cancelled and SubjectRequest.objects.filter(
             id=subject_request.id, status=RequestStatus.PENDING).update(
             status=RequestStatus.CANCELLED, completed_at=now, updated_at=now,
             identity_value="", encoded_request="")
@@ -123,43 +135,94 @@ def request_cancel(*, subject_request: SubjectRequest, now: datetime) -> Subject
             raise Conflict(f"Only a pending request can be cancelled; this one is "
                            f"{subject_request.status}.")
         subject_request.refresh_from_db()
-        _callbacks_write(subject_request, now=now)
+        _callbacks_send(subject_request, now=now)
     return subject_request
 
 
 def request_run(*, request_id: uuid.UUID | str, now: datetime | None = None) -> bool:
-    """Run a pending request now, if nobody else is: erase, or make the access document.
-    Returns whether it ran."""
+    """Run a request now, if its run is due and nobody else holds it (the outbox's claim -> try
+    -> record cycle): erase, or make the access document. Returns whether it completed now.
+    Never call inside a transaction: the claim must commit before the run begins."""
     now = now or timezone.now()
-    claimed = SubjectRequest.objects.filter(id=request_id, status=RequestStatus.PENDING).update(
-        status=RequestStatus.IN_PROGRESS, started_at=now, updated_at=now)
-    if not claimed:
+    run = work_due(enqueue.RUNS, request_id, now=now)
+    if run is None:  # done, failed, cancelled, held by another worker, or not due yet
         return False
-    subject_request = SubjectRequest.objects.select_related("app").get(id=request_id)
     with transaction.atomic():
-        subject = _subject(subject_request)
-        kwargs = {"install_ids": subject.install_ids, "device_ids": subject.device_ids}
-        app_id = subject_request.app_id
-        if subject_request.request_type == RequestType.ERASURE:
-            found: dict[str, int] = {}
-            for erase in erasure.ERASERS:
-                for table, rows in erase(app_id, **kwargs).items():
-                    found[table] = found.get(table, 0) + rows
-        else:
-            records: dict[str, list] = {}
-            for collect in erasure.COLLECTORS:
-                records.update(collect(app_id, **kwargs))
-            found = {name: len(rows) for name, rows in records.items()}
-            AccessDocument.objects.create(request=subject_request, created_at=now, body=_document(
-                subject_request, records, now=now))
-        SubjectRequest.objects.filter(id=subject_request.id).update(
-            status=RequestStatus.COMPLETED, completed_at=now, updated_at=now, found=found,
-            identity_value="", encoded_request="")
-        subject_request.refresh_from_db()
-        _callbacks_write(subject_request, now=now)
-    logger.info("privacy request %s (%s) completed: %s", subject_request.id,
-                subject_request.request_type, found)
-    return True
+        attempt = work_claim(enqueue.RUNS, run, now=now)
+        if attempt is None:
+            return False
+        SubjectRequest.objects.filter(id=run.pk, status=RequestStatus.PENDING).update(
+            status=RequestStatus.IN_PROGRESS, started_at=now, updated_at=now)
+    try:
+        return _run(run, attempt, now=now)
+    except Exception as exc:  # noqa: BLE001 - whatever an eraser raises fails this try
+        logger.exception("privacy request %s: attempt %d raised", run.pk, attempt.number)
+        _run_failed(run, attempt, exc)
+        return False
+
+
+def _run(run: RequestRun, attempt: RequestRunAttempt, *, now: datetime) -> bool:
+    with transaction.atomic():
+        # The run's row stays locked until this commits: the sweep skips locked rows, so a run
+        # past its lease is never taken back from a worker that is still at it.
+        held = RequestRun.objects.select_for_update().filter(
+            pk=run.pk, state=SENDING, attempts_made=attempt.number)
+        if not list(held.values_list("pk", flat=True)):
+            return False  # the sweep took it back before this worker began; its new owner runs it
+        subject_request = SubjectRequest.objects.select_related("app").get(id=run.pk)
+        ran = subject_request.status in OPEN
+        if ran:  # else ended meanwhile (by a worker of the version before runs were a kind)
+            found = _erase_or_collect(subject_request, now=now)
+            SubjectRequest.objects.filter(id=subject_request.id).update(
+                status=RequestStatus.COMPLETED, completed_at=now, updated_at=now, found=found,
+                identity_value="", encoded_request="")
+            subject_request.refresh_from_db()
+            _callbacks_send(subject_request, now=now)
+        attempt_record(enqueue.RUNS, run, attempt, Result(
+            state=RunState.SUCCEEDED, retry_in=None, attempt={}, work={"last_error": ""}),
+            now=timezone.now())
+    if ran:
+        logger.info("privacy request %s (%s) completed: %s", subject_request.id,
+                    subject_request.request_type, subject_request.found)
+    return ran
+
+
+def _erase_or_collect(subject_request: SubjectRequest, *, now: datetime) -> dict[str, int]:
+    """Erase the subject's rows, or write the access document. Returns what was found."""
+    subject = _subject(subject_request)
+    kwargs = {"install_ids": subject.install_ids, "device_ids": subject.device_ids}
+    app_id = subject_request.app_id
+    if subject_request.request_type == RequestType.ERASURE:
+        found: dict[str, int] = {}
+        for erase in erasure.ERASERS:
+            for table, rows in erase(app_id, **kwargs).items():
+                found[table] = found.get(table, 0) + rows
+        return found
+    records: dict[str, list] = {}
+    for collect in erasure.COLLECTORS:
+        records.update(collect(app_id, **kwargs))
+    AccessDocument.objects.create(request=subject_request, created_at=now, body=_document(
+        subject_request, records, now=now))
+    return {name: len(rows) for name, rows in records.items()}
+
+
+def _run_failed(run: RequestRun, attempt: RequestRunAttempt, exc: Exception) -> None:
+    """Record a try that raised (everything it did was rolled back): tried again later, or,
+    after its last try, the request fails and its controller is told."""
+    error = policy.run_error(type(exc).__name__, str(exc))
+    retry_in = policy.run_retry_in(attempt_number=attempt.number, jitter=random.random())
+    now = timezone.now()
+    with transaction.atomic():
+        moved = attempt_record(enqueue.RUNS, run, attempt, Result(
+            state=RunState.FAILED, retry_in=retry_in, attempt={"error_message": error},
+            work={"last_error": error}), now=now)
+        if moved and retry_in is None:
+            callback_ids = ending.requests_fail(request_ids=[run.pk], now=now)
+            if callback_ids:
+                transaction.on_commit(lambda: enqueue.callbacks_enqueue(callback_ids))
+    if retry_in is None:
+        logger.warning("privacy request %s failed after %d attempts: %s", run.pk,
+                       attempt.number, error)
 
 
 def _subject(subject_request: SubjectRequest) -> tracking_erasure.Subject:
@@ -186,33 +249,11 @@ def _document(subject_request: SubjectRequest, records: dict, *, now: datetime) 
     return json.loads(json.dumps(document, cls=DjangoJSONEncoder))
 
 
-def results_url(subject_request: SubjectRequest) -> str | None:
-    """The document's link (absolute when the request's base URL is known)."""
-    if subject_request.request_type == RequestType.ERASURE or \
-            subject_request.status != RequestStatus.COMPLETED:
-        return None
-    path = f"/api/v1/privacy/documents/{links.document_token(subject_request.id)}"
-    return subject_request.base_url.rstrip("/") + path
-
-
-def _callbacks_write(subject_request: SubjectRequest, *, now: datetime) -> None:
-    """One callback row per URL with the status as it is now, sent after commit."""
-    if not subject_request.status_callback_urls:
-        return
-    count = sum(subject_request.found.values()) if subject_request.found else None
-    rows = [StatusCallback(
-        request=subject_request, url=url, next_attempt_at=now, created_at=now, updated_at=now,
-        body=callbacks.callback_body(
-            controller_id=str(subject_request.app.organization_id), status_callback_url=url,
-            subject_request_id=str(subject_request.id), request_status=subject_request.status,
-            expected_completion_time=subject_request.expected_completion_time,
-            api_version=subject_request.api_version,
-            results_url=results_url(subject_request),
-            results_count=count if subject_request.status == RequestStatus.COMPLETED else None))
-        for url in subject_request.status_callback_urls]
-    StatusCallback.objects.bulk_create(rows)
-    ids = [str(row.id) for row in rows]
-    transaction.on_commit(lambda: enqueue.callbacks_enqueue(ids))
+def _callbacks_send(subject_request: SubjectRequest, *, now: datetime) -> None:
+    """The callbacks of the request's status as it is now, sent after commit."""
+    callback_ids = ending.callbacks_write(subject_request, now=now)
+    if callback_ids:
+        transaction.on_commit(lambda: enqueue.callbacks_enqueue(callback_ids))
 
 
 def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt | None:
@@ -258,25 +299,3 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
 
 def _domain(base_url: str) -> str:
     return urlsplit(base_url).hostname or ""
-
-
-def callbacks_sweep(*, now: datetime) -> list[str]:
-    return work_sweep(enqueue.CALLBACKS, now=now, grace_seconds=grace_seconds(enqueue.CALLBACKS))
-
-
-def requests_sweep(*, now: datetime) -> list[str]:
-    """Run again what lost its message (pending past the grace) or its worker (in progress
-    past RUN_LEASE), and delete access documents past their lifetime. Returns the ids sent."""
-    lost_worker = SubjectRequest.objects.filter(status=RequestStatus.IN_PROGRESS,
-                                                started_at__lte=now - RUN_LEASE)
-    lost_worker.update(status=RequestStatus.PENDING, updated_at=now)
-    cutoff = now - timedelta(seconds=grace_seconds(enqueue.CALLBACKS))
-    due = [str(pk) for pk in SubjectRequest.objects.filter(
-        status=RequestStatus.PENDING, updated_at__lte=cutoff).values_list("id", flat=True)[:100]]
-    # Marked as sent, so the next sweep waits another grace period for it.
-    SubjectRequest.objects.filter(id__in=due, status=RequestStatus.PENDING).update(
-        updated_at=now)
-    for request_id in due:
-        enqueue.request_enqueue(request_id)
-    AccessDocument.objects.filter(created_at__lte=now - links.DOCUMENT_LIFETIME).delete()
-    return due

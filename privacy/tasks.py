@@ -1,34 +1,26 @@
-"""Celery tasks of data-subject requests (docs/privacy.md). Thin: each takes an id or nothing
-and calls one service. They go to the default queue (`celery`), which a plain
-`celery -A attribution_site worker` consumes; no autoretry: a request that failed stays in
-progress until the sweep runs it again, and privacy.policy classifies every callback outcome.
+"""Celery tasks of data-subject requests (docs/privacy.md). Thin: each takes an id and calls one
+service. They go to the default queue (`celery`), which a plain `celery -A attribution_site
+worker` consumes. No autoretry: a run and a callback are outbox kinds, retried on privacy.policy's
+schedule, and swept by the outbox's one sweep (outbox/tasks.py). A run may take longer than the
+default task limit (an erasure reads the app's whole click archive): its own limit follows
+PRIVACY_RUN_TIMEOUT_SECONDS, the budget its outbox lease is made from.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
-from django.utils import timezone
+from django.conf import settings
 
+from outbox.tasks import TASK_OPTIONS
 from privacy import services
 
-TASK_OPTIONS = {"acks_late": True, "ignore_result": True}
 
-
-@shared_task(name="privacy.request_run", **TASK_OPTIONS)
+@shared_task(name="privacy.request_run", soft_time_limit=settings.PRIVACY_RUN_TIMEOUT_SECONDS,
+             time_limit=settings.PRIVACY_RUN_TIMEOUT_SECONDS + 30, **TASK_OPTIONS)
 def privacy_request_run(request_id: str) -> None:
     services.request_run(request_id=request_id)
-
-
-@shared_task(name="privacy.requests_sweep", **TASK_OPTIONS)
-def privacy_requests_sweep() -> None:
-    services.requests_sweep(now=timezone.now())
 
 
 @shared_task(name="privacy.callback_send", **TASK_OPTIONS)
 def privacy_callback_send(callback_id: str) -> None:
     services.callback_attempt(callback_id=callback_id)
-
-
-@shared_task(name="privacy.callbacks_sweep", **TASK_OPTIONS)
-def privacy_callbacks_sweep() -> None:
-    services.callbacks_sweep(now=timezone.now())

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from outbox.enqueue import work_enqueue
-from outbox.kind import Kind
+from outbox.kind import Kind, kind_register
 from raw_export import policy
 from raw_export.models import Run, RunAttempt, RunState
 
@@ -18,12 +18,12 @@ def _exhausted(run: Run, now: datetime) -> dict | None:
     return None
 
 
-RUNS = Kind(
+RUNS = kind_register(Kind(
     name="raw-data export run", work_model=Run, attempt_model=RunAttempt, attempt_of="run",
     send_task="raw_export.run", timeout_setting="RAW_EXPORT_TIMEOUT_SECONDS",
     grace_setting="RAW_EXPORT_SWEEP_GRACE_SECONDS", exhausted=_exhausted,
     interrupted_fields={"reason": "interrupted"},
-)
+))
 
 
 def runs_enqueue(run_ids: Sequence[str]) -> None:

@@ -18,6 +18,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from outbox.models import AttemptRow, WorkRow, state_field
+
 
 class DestinationKind(models.TextChoices):
     S3 = "s3"
@@ -80,17 +82,13 @@ class RunTrigger(models.TextChoices):
     MANUAL = "manual"
 
 
-class Run(models.Model):
+class Run(WorkRow):
     """One export of what committed since the destination's watermark (an outbox work row)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     destination = models.ForeignKey(Destination, on_delete=models.CASCADE, related_name="runs")
     trigger = models.CharField(max_length=10, choices=RunTrigger.choices,
                                default=RunTrigger.SCHEDULE)
-    state = models.CharField(max_length=10, choices=RunState.choices, default=RunState.PENDING)
-    attempts_made = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    state = state_field(RunState.choices)
     # Set when it succeeds: {"installs": {"rows": 10, "bytes": 2048}, ...}.
     topics = models.JSONField(default=dict, blank=True)
     rows = models.BigIntegerField(default=0)
@@ -99,16 +97,11 @@ class Run(models.Model):
     until = models.JSONField(null=True, blank=True)
     error_message = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(WorkRow.Meta):
         indexes = [
+            *WorkRow.Meta.indexes,
             models.Index(fields=["destination", "-created_at"], name="raw_export_run_dest_idx"),
-            models.Index(fields=["next_attempt_at"], name="raw_export_run_due_idx",
-                         condition=models.Q(state="pending")),
-            models.Index(fields=["lease_expires_at"], name="raw_export_run_lease_idx",
-                         condition=models.Q(state="sending")),
         ]
         constraints = [
             # Two open runs of one destination would write the same rows twice.
@@ -120,14 +113,10 @@ class Run(models.Model):
         return f"run {self.id} of {self.destination_id} ({self.state})"
 
 
-class RunAttempt(models.Model):
+class RunAttempt(AttemptRow):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="attempts")
-    number = models.PositiveSmallIntegerField()
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # StorageError.reason ("bad_credentials", "unreachable", ...) and its words.
+    # StorageError.reason ("bad_credentials", "unreachable", ...); its words in error_message.
     reason = models.CharField(max_length=32, blank=True, default="")
-    error_message = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [

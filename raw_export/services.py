@@ -30,7 +30,6 @@ from attribution_site.secrets import (
 from delivery import transport
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
-from outbox.sweep import grace_seconds, work_sweep
 from raw_export import enqueue, policy, writing
 from raw_export.models import Destination, DestinationKind, Run, RunState, RunTrigger
 from raw_export.storage import DestinationFacts, Storage, StorageError, probe, storage_for
@@ -265,6 +264,3 @@ def _app_ids(destination: Destination) -> list[uuid.UUID]:
         ids = [app_id for app_id in ids if app_id in chosen]
     return ids
 
-
-def runs_sweep(*, now: datetime) -> list[str]:
-    return work_sweep(enqueue.RUNS, now=now, grace_seconds=grace_seconds(enqueue.RUNS))

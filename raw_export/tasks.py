@@ -2,7 +2,8 @@
 and calls one service. They go to the `raw_export` queue, declared in CELERY_TASK_QUEUES so a
 plain `celery -A attribution_site worker` consumes it, and kept apart so a long run never holds
 up postbacks or privacy requests. A run may take longer than the default task limit: its own
-limit follows RAW_EXPORT_TIMEOUT_SECONDS, the budget its outbox lease is made from.
+limit follows RAW_EXPORT_TIMEOUT_SECONDS, the budget its outbox lease is made from. The sweep is
+the outbox's one (outbox/tasks.py).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from outbox.tasks import TASK_OPTIONS
 from raw_export import services
-
-TASK_OPTIONS = {"acks_late": True, "ignore_result": True}
 
 
 @shared_task(name="raw_export.run", soft_time_limit=settings.RAW_EXPORT_TIMEOUT_SECONDS,
@@ -25,8 +25,3 @@ def raw_export_run(run_id: str) -> None:
 @shared_task(name="raw_export.schedule", **TASK_OPTIONS)
 def raw_export_schedule() -> None:
     services.runs_schedule(now=timezone.now())
-
-
-@shared_task(name="raw_export.sweep", **TASK_OPTIONS)
-def raw_export_sweep() -> None:
-    services.runs_sweep(now=timezone.now())

@@ -35,8 +35,6 @@ from delivery.services.test_sends import postback_test, webhook_test
 from delivery.services.upkeep import (
     deliveries_prune,
     deliveries_redeliver,
-    deliveries_sweep,
-    sweep_grace_seconds,
 )
 
 __all__ = (
@@ -54,13 +52,11 @@ __all__ = (
     "deliveries_for_reengagements",
     "deliveries_prune",
     "deliveries_redeliver",
-    "deliveries_sweep",
     "delivery_attempt",
     "postback_create",
     "postback_delete",
     "postback_test",
     "postback_update",
-    "sweep_grace_seconds",
     "webhook_create",
     "webhook_delete",
     "webhook_test",

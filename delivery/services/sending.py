@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from attribution_site.secrets import WEBHOOK_SIGNING, SecretUnreadable, secret_decrypt
 from delivery import payloads, policy, transport
-from delivery import platforms as delivery_platforms
 from delivery.enqueue import DELIVERIES
 from delivery.models import (
     Delivery,
@@ -33,9 +32,12 @@ from delivery.models import (
 from delivery.policy import ErrorKind, Outcome
 from delivery.services.platforms import platform_request
 from outbox.claim import work_claim, work_due
+from outbox.json_client import post_json
 from outbox.record import Result, attempt_record
+from outbox.replies import ReplyClass, classify
 
 PLATFORM_KINDS = frozenset({Kind.GOOGLE_ADS, Kind.META})
+PLATFORM_NAMES = {Kind.GOOGLE_ADS: "Google Ads", Kind.META: "Meta"}
 
 
 def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
@@ -54,11 +56,9 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
         built = platform_request(delivery)
         if built is None:
             return _cancel(delivery, now)
-        # The platforms' origins are the operator's settings, not user input (tests point
-        # them at local stand-ins), so the private-address refusal does not apply.
-        request, logged_url, problem, allow_private = (
-            built.request, built.logged_url, built.problem, True)
-        private_only = False
+        # Sent by the platforms' JSON client (_platform_send): their origins are the
+        # operator's settings, not user input, so no private-address refusal applies.
+        request, logged_url, problem = built.request, built.logged_url, built.problem
     else:
         config = delivery.postback if delivery.kind == Kind.POSTBACK else delivery.webhook
         if config is None or (not config.active and not delivery.is_test):
@@ -74,6 +74,8 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
         return None
     if problem is not None:
         outcome = Outcome(error_kind=ErrorKind.INVALID, error=problem)
+    elif delivery.kind in PLATFORM_KINDS:
+        outcome = _platform_send(delivery.kind, request)
     else:
         outcome = transport.send(request, timeout=settings.DELIVERY_TIMEOUT_SECONDS,
                                  allow_private=allow_private,
@@ -83,6 +85,17 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
     return attempt
 
 
+def _platform_send(kind: str, request: transport.OutboundRequest) -> Outcome:
+    """A conversion to Google Ads or Meta, through the platforms' one JSON client."""
+    reply = post_json(request.url, request.body or b"", platform=PLATFORM_NAMES[kind],
+                      timeout=settings.DELIVERY_TIMEOUT_SECONDS,
+                      body_limit=policy.RESPONSE_BODY_LIMIT,
+                      headers={"User-Agent": payloads.USER_AGENT, **request.headers})
+    return Outcome(status_code=reply.status_code, response_body=reply.body,
+                   error_kind=ErrorKind.CONNECTION if reply.error is not None else None,
+                   error=reply.error, duration_ms=reply.duration_ms)
+
+
 def _cancel(delivery: Delivery, now: datetime) -> None:
     Delivery.objects.filter(id=delivery.id, state=State.PENDING).update(
         state=State.CANCELLED, next_attempt_at=None, completed_at=now, updated_at=now)
@@ -90,7 +103,9 @@ def _cancel(delivery: Delivery, now: datetime) -> None:
 
 def _result(attempt: DeliveryAttempt, delivery: Delivery, outcome: Outcome) -> Result:
     verdict = policy.judge(outcome)
-    if delivery.kind in PLATFORM_KINDS and delivery_platforms.permanent(outcome.status_code):
+    if delivery.kind in PLATFORM_KINDS and classify(outcome.status_code) == ReplyClass.REFUSED:
+        # A platform's 4xx refuses the request as sent (a bad token, link id or parameter):
+        # retrying changes nothing.
         verdict = replace(verdict, permanent=True)
     decision = policy.decide(verdict=verdict, attempt_number=attempt.number,
                              max_attempts=delivery.max_attempts,

@@ -1,7 +1,7 @@
 """Keeping deliveries moving and the log bounded (docs/delivery.md, "Never lost", "Running
-it"): the beat sweep, which is the outbox's (docs/outbox.md, "Sweep"); the admin's redeliver,
-which gives failed deliveries one more attempt; and the hourly prune of finished deliveries
-past the log retention.
+it"): the admin's redeliver, which gives failed deliveries one more attempt, and the hourly prune
+of finished deliveries past the log retention. The sweep is the outbox's (docs/outbox.md,
+"Sweep"), over every kind.
 """
 
 from __future__ import annotations
@@ -16,21 +16,9 @@ from django.utils import timezone
 
 from delivery import enqueue
 from delivery.models import Delivery, State
-from outbox import sweep
 
 PRUNE_BATCH = 5000
 PRUNE_MAX_BATCHES = 20
-
-
-def sweep_grace_seconds() -> int:
-    return sweep.grace_seconds(enqueue.DELIVERIES)
-
-
-def deliveries_sweep(*, now: datetime, grace_seconds: int) -> list[str]:
-    """Take back deliveries whose worker died mid-send (lease expired; given up as failed once
-    they had all their tries) and re-enqueue pending ones whose message was lost (due for
-    longer than the grace). Returns the ids enqueued."""
-    return sweep.work_sweep(enqueue.DELIVERIES, now=now, grace_seconds=grace_seconds)
 
 
 def deliveries_redeliver(*, delivery_ids: Sequence[uuid.UUID | str]) -> int:

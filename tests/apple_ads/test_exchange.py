@@ -14,9 +14,11 @@ from rest_framework.test import APIClient
 
 from analytics.models import RollupDirtyDay, RollupKind
 from apple_ads import policy, services
+from apple_ads.enqueue import CLAIMS
 from apple_ads.models import Attempt, Claim
 from apple_ads.policy import State
 from delivery.models import Delivery
+from outbox.sweep import work_sweep
 from tests.apple_ads.conftest import ATTRIBUTED, TOKEN, apple, ios_install
 from tests.delivery.conftest import make_postback, make_webhook
 from tests.factories import AppFactory, issue_key
@@ -215,7 +217,7 @@ def test_the_sweep_takes_back_a_claim_whose_worker_died_and_resends_lost_ones(
     past = timezone.now() - timedelta(minutes=5)
     Claim.objects.update(state=State.SENDING, lease_expires_at=past, attempts_made=1)
     Attempt.objects.create(claim=claim, number=1, started_at=past)
-    sent = services.claims_sweep(now=timezone.now(), grace_seconds=0)
+    sent = work_sweep(CLAIMS, now=timezone.now(), grace_seconds=0)
     assert sent == [str(claim.id)]
     # In-process (no broker) the sweep's message ran the exchange already; with a broker, this
     # is what the worker receiving it does.
@@ -232,7 +234,7 @@ def test_the_sweep_gives_up_a_claim_whose_worker_died_once_its_token_expired(
     day_ago = timezone.now() - timedelta(seconds=policy.TOKEN_TTL_SECONDS + 60)
     Claim.objects.update(state=State.SENDING, received_at=day_ago, attempts_made=3,
                          lease_expires_at=timezone.now() - timedelta(minutes=5))
-    assert services.claims_sweep(now=timezone.now(), grace_seconds=0) == []
+    assert work_sweep(CLAIMS, now=timezone.now(), grace_seconds=0) == []
     claim = Claim.objects.get()
     assert claim.state == State.FAILED and claim.token == "" and claim.completed_at
     assert claim.last_error.startswith("Given up")

@@ -1,7 +1,8 @@
 """The console's privacy requests: the list with states, the form that files a request through
 the API's serializer and service, a request's page (state, what was found, the document's
-link, cancel while pending); admins only; another organization's app or request is a 404; and
-after an erasure the install search finds nothing of the person."""
+link, cancel while pending; a failed run's error in words); admins only; another
+organization's app or request is a 404; and after an erasure the install search finds nothing
+of the person."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
-from privacy import services
-from privacy.models import RequestStatus, Source, SubjectRequest
+from privacy import erasure, policy, services
+from privacy.models import RequestRun, RequestStatus, Source, SubjectRequest
 from tests.console.conftest import XSS_CAMPAIGN
 from tests.factories import UserFactory
 from tests.privacy.conftest import (  # noqa: F401 - fixtures
@@ -142,3 +144,28 @@ def test_a_member_cannot_see_the_pages(client, owner, app):
     assert client.get(list_url(app)).status_code == 403
     assert "Privacy requests" not in client.get(f"/console/apps/{app.id}/keys"
                                                 ).content.decode()
+
+
+def test_a_failed_request_shows_its_error_in_words_as_text(console, app, monkeypatch):
+    def locked(app_id, *, install_ids, device_ids):
+        raise RuntimeError("<b>table locked</b>\nDETAIL: a row's values")
+
+    monkeypatch.setattr(erasure, "ERASERS", (*erasure.ERASERS, locked))
+    file(console, app)
+    stored = SubjectRequest.objects.get()
+    page_url = f"/console/apps/{app.id}/privacy/{stored.id}"
+    services.request_run(request_id=stored.id)
+    page = console.get(page_url).content.decode()
+    assert re.search(r'id="request-state">In Progress<', page)
+    assert re.search(r'id="request-tries">1<', page) and 'id="request-retrying"' in page
+    for _ in range(policy.RUN_MAX_ATTEMPTS - 1):
+        RequestRun.objects.update(next_attempt_at=timezone.now())
+        services.request_run(request_id=stored.id)
+    page = console.get(page_url).content.decode()
+    assert re.search(r'id="request-state">Failed<', page)
+    assert re.search(rf'id="request-tries">{policy.RUN_MAX_ATTEMPTS}<', page)
+    assert ('id="request-error">The run stopped with an error: RuntimeError: '
+            '&lt;b&gt;table locked&lt;/b&gt;<') in page
+    assert "<b>table locked</b>" not in page and "a row's values" not in page
+    assert 'id="request-failed"' in page and "Cancel this request" not in page
+    assert "Failed" in console.get(list_url(app)).content.decode()

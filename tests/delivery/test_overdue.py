@@ -12,8 +12,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from delivery import selectors, services, tasks, watch
+from delivery import selectors, watch
+from delivery.enqueue import DELIVERIES
 from delivery.models import Delivery, Kind, State
+from outbox.sweep import work_sweep
+from outbox.tasks import outbox_sweep
 from tests.delivery.conftest import purge_delivery_queue, wait_until
 
 LATE = 180  # DELIVERY_SWEEP_GRACE_SECONDS (120) + DELIVERY_SWEEP_INTERVAL_SECONDS (60)
@@ -140,17 +143,17 @@ def test_a_delivery_nobody_sends_is_re_enqueued_once_per_grace_period_and_stays_
         lost = delivery_due(app, ago=timedelta(minutes=10))
         due = lost.next_attempt_at
         now = timezone.now()
-        assert services.deliveries_sweep(now=now, grace_seconds=120) == [str(lost.id)]
-        assert services.deliveries_sweep(now=now, grace_seconds=120) == []
+        assert work_sweep(DELIVERIES, now=now, grace_seconds=120) == [str(lost.id)]
+        assert work_sweep(DELIVERIES, now=now, grace_seconds=120) == []
         later = now + timedelta(seconds=121)
-        assert services.deliveries_sweep(now=later, grace_seconds=120) == [str(lost.id)]
+        assert work_sweep(DELIVERIES, now=later, grace_seconds=120) == [str(lost.id)]
         lost.refresh_from_db()
         assert lost.state == State.PENDING and lost.next_attempt_at == due
         assert client.get("/readyz").json()["data"]["deliveries"]["overdue"] == 1
         # The sweep task itself warns, in the log of whichever worker runs it.
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="delivery.watch"):
-            tasks.delivery_sweep()
+            outbox_sweep()
         [record] = [r for r in caplog.records if r.name == "delivery.watch"]
         assert record.getMessage().startswith(f"Overdue deliveries: 1 more than {LATE} s")
     finally:
@@ -162,9 +165,9 @@ def test_a_delivery_nobody_sends_is_re_enqueued_once_per_grace_period_and_stays_
 def test_beat_as_the_readme_starts_it_warns_while_deliveries_are_overdue(app, readme_process):
     """No worker at all: beat is the one process left to say so."""
     beat = readme_process("beat", ready="beat: Starting", DELIVERY_SWEEP_INTERVAL_SECONDS="1")
-    wait_until(lambda: beat.output().count("Sending due task delivery-sweep") >= 2, timeout=15)
+    wait_until(lambda: beat.output().count("Sending due task outbox-sweep") >= 2, timeout=15)
     delivery_due(app, ago=timedelta(seconds=30))  # late, not yet overdue
-    wait_until(lambda: beat.output().count("Sending due task delivery-sweep") >= 4, timeout=15)
+    wait_until(lambda: beat.output().count("Sending due task outbox-sweep") >= 4, timeout=15)
     assert "Overdue deliveries" not in beat.output()
     delivery_due(app, ago=timedelta(minutes=10))
     # The threshold is the worker's grace (120 s) plus beat's interval, here 1 s.

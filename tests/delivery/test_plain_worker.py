@@ -77,7 +77,7 @@ def test_a_sweep_sent_by_beat_rescues_a_delivery_whose_message_was_lost(
     assert request.path == "/pb?d=gaid-1234"
     wait_until(lambda: Delivery.objects.get().state == State.SUCCEEDED, timeout=30)
     assert DeliveryAttempt.objects.get().delivery_id == delivery.id
-    assert "Sending due task delivery-sweep (delivery.sweep)" in beat.output()
+    assert "Sending due task outbox-sweep (outbox.sweep)" in beat.output()
     assert "delivery sweep re-sent 1 (0 taken back" in worker.output()
 
 

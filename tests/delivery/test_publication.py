@@ -13,6 +13,7 @@ from attribution_site.celery import app as celery_app
 from attribution_site.write_batch import WriteBatch
 from delivery import enqueue, services
 from delivery.models import Delivery, DeliveryAttempt, State
+from outbox import sweep
 from tests.delivery.conftest import (
     event_tracked,
     install_event,
@@ -87,10 +88,9 @@ def test_without_a_broker_a_delivery_is_tried_once_in_process_then_by_the_sweep(
     # Once, right after commit, in this process; the retry waits for the sweep.
     assert len(flaky.requests) == 1
     assert Delivery.objects.get().state == State.PENDING
-    assert services.sweep_grace_seconds() == 0
+    assert sweep.grace_seconds(enqueue.DELIVERIES) == 0
     for _ in range(2):
-        services.deliveries_sweep(now=timezone.now(),
-                                  grace_seconds=services.sweep_grace_seconds())
+        sweep.kind_sweep(enqueue.DELIVERIES, now=timezone.now())
     assert len(flaky.requests) == 3
     delivery = Delivery.objects.get()
     assert delivery.state == State.SUCCEEDED and delivery.attempts_made == 3
@@ -103,8 +103,8 @@ def test_the_admin_redelivers_failed_deliveries_with_one_more_attempt(
     flaky = receiver_factory(Reply(status=500), Reply(status=200), Reply(status=500))
     make_postback(app, flaky.url("/pb"))
     publish(install_event(app), install_event(app))
-    services.deliveries_sweep(now=timezone.now(), grace_seconds=0)
-    services.deliveries_sweep(now=timezone.now(), grace_seconds=0)
+    sweep.work_sweep(enqueue.DELIVERIES, now=timezone.now(), grace_seconds=0)
+    sweep.work_sweep(enqueue.DELIVERIES, now=timezone.now(), grace_seconds=0)
     failed = Delivery.objects.get(state=State.FAILED)
     succeeded = Delivery.objects.get(state=State.SUCCEEDED)
     assert failed.attempts_made == 2

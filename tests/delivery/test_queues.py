@@ -37,9 +37,11 @@ def test_a_worker_without_queue_options_selects_every_declared_queue():
 
 
 def test_delivery_tasks_are_published_to_the_delivery_queue():
-    for name in ("delivery.dispatch", "delivery.send", "delivery.sweep", "delivery.prune"):
+    for name in ("delivery.dispatch", "delivery.send", "delivery.prune"):
         assert app.amqp.router.route({}, name)["queue"].name == "delivery"
-    assert app.amqp.router.route({}, "tracking.prune_clicks")["queue"].name == "celery"
+    # The one sweep of every kind goes where every worker listens.
+    for name in ("tracking.prune_clicks", "outbox.sweep"):
+        assert app.amqp.router.route({}, name)["queue"].name == "celery"
 
 
 def test_the_readmes_first_worker_command_has_no_queue_option_and_a_delivery_pool_is_shown():

@@ -13,7 +13,9 @@ from django.utils import timezone
 from standardwebhooks import Webhook as StandardWebhook
 
 from delivery import services
+from delivery.enqueue import DELIVERIES
 from delivery.models import Delivery, DeliveryAttempt, State
+from outbox.sweep import work_sweep
 from tests.delivery.conftest import (
     attempt_all,
     event_tracked,
@@ -414,7 +416,7 @@ def test_a_delivery_whose_worker_died_is_taken_back_by_the_sweep(app, receiver, 
         state=State.SENDING, attempts_made=1, lease_expires_at=now - timedelta(seconds=1))
     DeliveryAttempt.objects.create(delivery=delivery, app=app, kind="postback", number=1,
                                    http_method="GET", url="http://x/", started_at=now)
-    requeued = services.deliveries_sweep(now=timezone.now(), grace_seconds=120)
+    requeued = work_sweep(DELIVERIES, now=timezone.now(), grace_seconds=120)
     assert requeued == [str(delivery.id)]
     interrupted = DeliveryAttempt.objects.get(number=1)
     assert interrupted.succeeded is False and interrupted.error_message.startswith("Interrupted")
@@ -433,9 +435,9 @@ def test_the_sweep_re_enqueues_only_deliveries_past_the_grace(app, receiver):
     Delivery.objects.filter(id=old.id).update(next_attempt_at=five_minutes_ago,
                                               created_at=five_minutes_ago,
                                               updated_at=five_minutes_ago)
-    assert services.deliveries_sweep(now=timezone.now(), grace_seconds=120) == [str(old.id)]
+    assert work_sweep(DELIVERIES, now=timezone.now(), grace_seconds=120) == [str(old.id)]
     # Re-enqueued once per grace period, not on every sweep.
-    assert services.deliveries_sweep(now=timezone.now(), grace_seconds=120) == []
+    assert work_sweep(DELIVERIES, now=timezone.now(), grace_seconds=120) == []
 
 
 def test_finished_deliveries_are_pruned_after_the_retention(app, receiver):

@@ -185,12 +185,6 @@ def test_only_mapped_events_have_a_platform_name():
     assert platforms.platform_event({"purchase": "in_app_purchase"}, "level_up") is None
 
 
-@pytest.mark.parametrize("status, permanent", [(400, True), (401, True), (404, True),
-                                               (429, False), (500, False), (None, False)])
-def test_a_platforms_4xx_is_final(status, permanent):
-    assert platforms.permanent(status) is permanent
-
-
 # --- Google's click in the Play referrer ------------------------------------------------------
 
 @pytest.mark.parametrize("raw, expected", [

@@ -10,7 +10,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from outbox.sweep import kind_sweep
 from privacy import links, services
+from privacy.enqueue import RUNS
 from privacy.models import AccessDocument
 from tests.privacy.conftest import CUSTOMER, GAID, opendsr_body
 from tracking.models import Install
@@ -57,7 +59,7 @@ def test_the_link_expires_with_the_document(owner_api, app, world):
     assert "expired" in response.json()["error"]["message"]
     assert owner_api.get(f"/api/v1/privacy/requests/{status['subject_request_id']}"
                          ).json()["data"]["results_url"] is None
-    services.requests_sweep(now=timezone.now())
+    kind_sweep(RUNS, now=timezone.now())
     assert not AccessDocument.objects.exists()  # beat deletes it
 
 

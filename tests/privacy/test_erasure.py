@@ -14,8 +14,10 @@ from apple_ads.models import Attempt as AppleAttempt
 from apple_ads.models import Claim
 from delivery.models import Delivery, DeliveryAttempt
 from links.models import LinkOpen
+from outbox.sweep import kind_sweep
 from privacy import services
-from privacy.models import RequestStatus, SubjectRequest
+from privacy.enqueue import RUNS
+from privacy.models import RequestRun, RequestStatus, SubjectRequest
 from tests.privacy.conftest import CUSTOMER, GAID, OTHER, install, opendsr_body
 from tests.tracking.conftest import PUBLIC_IP
 from tracking.models import Click, ClickArchive, Event, Install
@@ -138,7 +140,8 @@ def test_an_erasure_runs_once(owner_api, app, world):
 def test_the_sweep_runs_a_request_whose_message_was_lost(owner_api, app, world, settings):
     body = opendsr_body(app)  # the on_commit message never fires in a test transaction
     owner_api.post("/api/v1/privacy/requests", body, format="json")
-    SubjectRequest.objects.update(updated_at=timezone.now() - timedelta(hours=1))
+    hour_ago = timezone.now() - timedelta(hours=1)
+    RequestRun.objects.update(next_attempt_at=hour_ago, updated_at=hour_ago)
     settings.PRIVACY_SWEEP_GRACE_SECONDS = 60
-    sent = services.requests_sweep(now=timezone.now())
+    sent = kind_sweep(RUNS, now=timezone.now())
     assert sent == [body["subject_request_id"]]

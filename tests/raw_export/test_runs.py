@@ -13,7 +13,10 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from outbox.kind import kinds
+from outbox.sweep import kind_sweep
 from raw_export import policy, services, writing
+from raw_export.enqueue import RUNS
 from raw_export.models import Destination, Run, RunAttempt
 from tests.analytics.conftest import install
 from tests.raw_export.conftest import create, directory_body, s3_body
@@ -177,7 +180,7 @@ def test_a_run_whose_worker_died_is_taken_back_by_the_sweep_and_completed(owner_
     Run.objects.filter(id=run["id"]).update(state="sending", attempts_made=1,
                                             lease_expires_at=now - timedelta(seconds=1))
     RunAttempt.objects.create(run_id=run["id"], number=1, started_at=now - timedelta(hours=1))
-    assert services.runs_sweep(now=now) == [run["id"]]
+    assert kind_sweep(RUNS, now=now) == [run["id"]]
     assert RunAttempt.objects.get(number=1).reason == "interrupted"
     services.run_attempt(run_id=run["id"])
     assert Run.objects.get(id=run["id"]).state == "succeeded"
@@ -251,6 +254,7 @@ def test_the_beat_schedule_and_the_queue_a_plain_worker_consumes():
     entry = settings.CELERY_BEAT_SCHEDULE["raw-export-schedule"]
     assert entry["task"] == "raw_export.schedule"
     assert entry["schedule"] == float(settings.RAW_EXPORT_INTERVAL_SECONDS)
-    assert settings.CELERY_BEAT_SCHEDULE["raw-export-sweep"]["task"] == "raw_export.sweep"
+    assert settings.CELERY_BEAT_SCHEDULE["outbox-sweep"]["task"] == "outbox.sweep"
+    assert RUNS in kinds()  # swept by the one sweep
     queue = settings.CELERY_TASK_ROUTES["raw_export.*"]["queue"]
     assert queue in {declared.name for declared in settings.CELERY_TASK_QUEUES}
