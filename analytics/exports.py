@@ -1,6 +1,11 @@
 """CSV exports of raw installs, events, revenue events and blocked installs (spec: Analytics
 endpoints, `/analytics/export?type=`; blocked installs: docs/fraud.md).
 
+Every row is listed, and the installs, events and revenue rows end with the fraud marks of
+their install and whether they count (analytics.counting; docs/metrics.md, "What counts"):
+summing the rows whose `counted` is true gives the reports' figures, and the rest are there,
+marked, rather than dropped.
+
 Rows stream from a server-side cursor into csv.writer and leave in blocks of about 64 KB, so
 memory stays flat whatever the row count. One header row, one row per record, RFC 4180
 quoting, times as ISO 8601 UTC with a Z, booleans as true/false, amounts with six decimals
@@ -13,15 +18,18 @@ The request is fully validated before the response starts: errors are JSON envel
 from __future__ import annotations
 
 import csv
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
+from functools import lru_cache
 from itertools import islice
 
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
+from analytics import counting
 from analytics.money import RateBook
 from analytics.queries import Period, known_currencies, rate_book
 from attribution_site.replica import carried
@@ -45,18 +53,19 @@ INSTALL_HEADER = ["install_id", "installed_at", "device_id", "platform", "match_
                   "confidence", "is_organic", "media_source", "campaign_id", "adset", "ad",
                   "click_id", "attributed_touch_time", "sdk_version", "os_version",
                   "device_model", "gdpr_applies", "ad_user_data", "ad_personalization",
-                  "platform_metadata"]
+                  "platform_metadata", "fraud_status", "fraud_reasons", "counted"]
 # Installs whose consent is read with one query (docs/privacy.md, "Consent").
 CONSENT_CHUNK_ROWS = 2_000
 EVENT_HEADER = ["event_id", "client_event_id", "occurred_at", "received_at", "event_name",
                 "device_id", "install_id", "session_id", "revenue_amount", "revenue_currency",
-                "properties"]
+                "properties", "fraud_status", "fraud_reasons", "counted"]
 BLOCKED_HEADER = ["install_id", "installed_at", "device_id", "platform", "fraud_status",
                   "media_source", "campaign_id", "match_type", "attributed_touch_time",
                   "refused_click_time", "reasons", "first_reason", "first_reason_value", "ip"]
 REVENUE_HEADER = ["event_id", "occurred_at", "event_name", "device_id", "install_id",
                   "source_type", "media_source", "campaign_id", "amount", "currency",
-                  "report_currency", "amount_in_report_currency"]
+                  "report_currency", "amount_in_report_currency", "fraud_status",
+                  "fraud_reasons", "counted"]
 
 
 class _Block:
@@ -74,6 +83,26 @@ class _Block:
         block = "".join(self.parts).encode()
         self.parts, self.size = [], 0
         return block
+
+
+# Cached: nearly every row of an export has one of a few (status, reasons) pairs, and these
+# cells are worked out per row of exports of millions of rows.
+@lru_cache(maxsize=1024)
+def _fraud_cells(status: str | None, reasons: str | None) -> tuple:
+    """fraud_status, fraud_reasons (the codes of the stored JSON text, space-separated, as the
+    blocked installs' `reasons`) and counted; an event linked to no install has no status and
+    counts."""
+    codes = None
+    if reasons is not None and reasons != "[]":
+        codes = " ".join(r.get("reason", "") for r in json.loads(reasons)) or None
+    return status, codes, BOOL[counting.counted(status)]
+
+
+@lru_cache(maxsize=1024)
+def _event_fraud_cells(is_blocked: bool, install_status: str | None,
+                       reasons: str | None) -> tuple:
+    return _fraud_cells(counting.event_status(is_blocked=is_blocked,
+                                              install_status=install_status), reasons)
 
 
 def _blocks(header: list[str], rows: Iterator[list]) -> Iterator[bytes]:
@@ -96,10 +125,10 @@ def installs_csv(*, period: Period) -> Iterator[bytes]:
         [install_id, installed_at, _text(device_id), _text(platform), match_type, confidence,
          BOOL[is_organic], _text(media_source), _text(campaign_id), _text(adset), _text(ad),
          click_id, touch_time, _text(sdk_version), _text(os_version), _text(device_model),
-         *_consent_cells(consent), platform_metadata]
+         *_consent_cells(consent), platform_metadata, *_fraud_cells(status, reasons)]
         for (install_id, installed_at, device_id, platform, match_type, confidence, is_organic,
              media_source, campaign_id, adset, ad, click_id, touch_time, sdk_version,
-             os_version, device_model, platform_metadata), consent
+             os_version, device_model, platform_metadata, status, reasons), consent
         in _with_consent(period.app_id, rows)))
 
 
@@ -123,9 +152,11 @@ def events_csv(*, period: Period) -> Iterator[bytes]:
                                        end=period.end)
     return _blocks(EVENT_HEADER, (
         [event_id, _text(client_event_id), occurred_at, received_at, _text(name),
-         _text(device_id), install_id, session_id, amount, _text(currency), properties]
+         _text(device_id), install_id, session_id, amount, _text(currency), properties,
+         *_event_fraud_cells(is_blocked, install_status, reasons)]
         for (event_id, client_event_id, occurred_at, received_at, name, device_id, install_id,
-             session_id, amount, currency, properties) in rows))
+             session_id, amount, currency, properties, is_blocked, install_status,
+             reasons) in rows))
 
 
 def revenue_csv(*, period: Period, currency: str) -> Iterator[bytes]:
@@ -138,8 +169,11 @@ def revenue_csv(*, period: Period, currency: str) -> Iterator[bytes]:
 def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list]:
     factors: dict[tuple[str, str], Decimal | None] = {}  # per (currency, day), looked up once
     for (event_id, occurred_at, event_name, device_id, install_id, is_organic, media_source,
-         campaign_id, amount, currency) in rows:
-        if install_id is None:
+         campaign_id, amount, currency, is_blocked, install_status, reasons) in rows:
+        status = counting.event_status(is_blocked=is_blocked, install_status=install_status)
+        if not counting.counted(status):
+            source_type = status  # counted apart, as the revenue report's rollups keep it
+        elif install_id is None:
             source_type, media_source, campaign_id = "no_install", None, None
         elif is_organic:
             source_type, media_source, campaign_id = "organic", None, None
@@ -151,7 +185,8 @@ def _revenue_rows(rows: Iterator[tuple], book: RateBook) -> Iterator[list]:
         factor = factors[key]
         yield [event_id, occurred_at, _text(event_name), _text(device_id), install_id,
                source_type, _text(media_source), _text(campaign_id), amount, _text(currency),
-               book.target, None if factor is None else (amount * factor).quantize(CONVERTED)]
+               book.target, None if factor is None else (amount * factor).quantize(CONVERTED),
+               *_fraud_cells(status, reasons)]
 
 
 def blocked_installs_csv(*, period: Period) -> Iterator[bytes]:

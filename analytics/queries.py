@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Sum
 
+from analytics import counting
 from analytics.models import (
     AppReportSettings,
     CampaignCost,
@@ -37,9 +38,6 @@ from analytics.rollups import TOUCHPOINT_WINDOW
 from tracking import selectors as tracking_selectors
 
 HUNDRED = Decimal(100)
-# Installs the fraud rules refused or took back, and their events' revenue: counted apart,
-# never in paid installs, revenue or ROAS (docs/fraud.md, "What other reports count").
-APART = (SourceType.BLOCKED, SourceType.POST_ATTRIBUTION)
 RETENTION_DAYS = (1, 7, 30)
 MODEL_COLUMNS = {"last-touch": "last_touch", "first-touch": "first_touch",
                  "linear": "linear", "time-decay": "time_decay"}
@@ -58,6 +56,13 @@ class Period:
     def rows(self, model, day_field: str = "day"):
         return model.objects.filter(app_id=self.app_id, **{
             f"{day_field}__gte": self.start, f"{day_field}__lte": self.end})
+
+
+def counted(rows):
+    """The rollup rows of what counts (analytics.counting; docs/metrics.md, "What counts").
+    The rollups keep what does not under source types named as its fraud status, so the
+    figures apart (blocked installs, their revenue) are read from the same tables."""
+    return rows.exclude(source_type__in=counting.NOT_COUNTED)
 
 
 def ratio(numerator: Decimal | int, denominator: Decimal | int, *,
@@ -167,7 +172,7 @@ def dashboard(*, period: Period, currency: str) -> Dashboard:
             figures.organic_installs += installs
         else:
             figures.paid_installs += installs
-    revenue = list(period.rows(DailyRevenueStat).exclude(source_type__in=APART)
+    revenue = list(counted(period.rows(DailyRevenueStat))
                    .values_list("day", "currency")
                    .annotate(amount=Sum("revenue")).order_by())
     cost = list(period.rows(CampaignCost).values_list("day", "currency")
@@ -275,9 +280,9 @@ def _performance(*, period: Period, currency: str, by_campaign: bool) -> list[Pe
         return rows[key]
 
     installs = period.rows(DailyInstallStat)
-    revenue = period.rows(DailyRevenueStat).exclude(source_type__in=APART)
+    revenue = counted(period.rows(DailyRevenueStat))
     if by_campaign:
-        installs = installs.filter(source_type__in=(SourceType.PAID, *APART))
+        installs = installs.filter(source_type__in=(SourceType.PAID, *counting.NOT_COUNTED))
         revenue = revenue.filter(source_type=SourceType.PAID)
     for source_type, *key, n in (installs.values_list(*identity).annotate(n=Sum("installs"))
                                  .order_by()):
@@ -333,7 +338,7 @@ class Retention:
 
 def retention(*, period: Period, today: date) -> Retention:
     """Dn of a cohort is known once its day n is over: cohort day + n < today (UTC)."""
-    sizes: dict[date, int] = dict(period.rows(DailyInstallStat).values_list("day")
+    sizes: dict[date, int] = dict(counted(period.rows(DailyInstallStat)).values_list("day")
                                   .annotate(n=Sum("installs")).order_by())
     active: dict[tuple[date, int], int] = {
         (cohort_day, age): n for cohort_day, age, n in period.rows(
@@ -379,6 +384,10 @@ class RevenueReport:
     installs: int
     cohort_revenue: Money
     by_source: list[SourceValue]
+    # Revenue of the range's events that does not count (analytics.counting), refunds
+    # included: of blocked installs, and of installs taken back after a click-flood finding.
+    blocked_revenue: Money
+    post_attribution_revenue: Money
 
     @property
     def arpu(self) -> Decimal | None:
@@ -391,17 +400,23 @@ class RevenueReport:
 
 def revenue(*, period: Period, currency: str) -> RevenueReport:
     """Revenue of the range's events; lifetime value of the range's installs to date."""
-    revenue_rows = list(period.rows(DailyRevenueStat).exclude(source_type__in=APART)
+    revenue_rows = list(counted(period.rows(DailyRevenueStat))
                         .values_list("day", "currency")
                         .annotate(net=Sum("revenue"), refunds=Sum("refunds"),
                                   events=Sum("revenue_events")).order_by())
-    cohort_rows = list(period.rows(CohortRevenueStat, "install_day")
-                       .exclude(source_type__in=APART)
+    cohort_rows = list(counted(period.rows(CohortRevenueStat, "install_day"))
                        .values_list("day", "currency", "source_type", "media_source")
                        .annotate(amount=Sum("revenue")).order_by())
+    apart_rows = list(period.rows(DailyRevenueStat)
+                      .filter(source_type__in=counting.NOT_COUNTED)
+                      .values_list("day", "currency", "source_type")
+                      .annotate(net=Sum("revenue")).order_by())
     book = rate_book(target=currency,
-                     currencies=[r[1] for r in revenue_rows] + [r[1] for r in cohort_rows],
+                     currencies=[r[1] for r in revenue_rows + cohort_rows + apart_rows],
                      through=max([period.end, *(r[0] for r in cohort_rows)]))
+    apart = {status: Money() for status in counting.NOT_COUNTED}
+    for day, row_currency, status, net in apart_rows:
+        apart[status].add(book, net, row_currency, day)
     total, gross, refunds = Money(), Money(), Money()
     events = 0
     for day, row_currency, net, refunded, count in revenue_rows:
@@ -419,8 +434,7 @@ def revenue(*, period: Period, currency: str) -> RevenueReport:
                 source_type=source_type)
         return by_source[key]
 
-    for source_type, media_source, n in (period.rows(DailyInstallStat)
-                                         .exclude(source_type__in=APART)
+    for source_type, media_source, n in (counted(period.rows(DailyInstallStat))
                                          .values_list("source_type", "media_source")
                                          .annotate(n=Sum("installs")).order_by()):
         source(source_type, media_source).installs += n
@@ -433,7 +447,9 @@ def revenue(*, period: Period, currency: str) -> RevenueReport:
         s.source_type != SourceType.PAID, -s.installs, s.media_source or ""))
     return RevenueReport(total_revenue=total, gross_revenue=gross, refunds=refunds,
                          revenue_events=events, installs=sum(s.installs for s in ordered),
-                         cohort_revenue=cohort_total, by_source=ordered)
+                         cohort_revenue=cohort_total, by_source=ordered,
+                         blocked_revenue=apart[SourceType.BLOCKED],
+                         post_attribution_revenue=apart[SourceType.POST_ATTRIBUTION])
 
 
 # --- Attribution models -----------------------------------------------------------------------

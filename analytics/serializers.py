@@ -213,7 +213,7 @@ class KpisOutput(serializers.Serializer):
         "converted to the report currency."))
     blocked_installs = serializers.IntegerField(help_text=(
         "Installs the fraud rules refused: in no other install count, their events' revenue "
-        "left out (docs/fraud.md)."))
+        "left out (docs/metrics.md, \"What counts\")."))
     post_attribution_installs = serializers.IntegerField(help_text=(
         "Installs taken back after their source was found flooding clicks: counted apart "
         "like blocked ones."))
@@ -343,6 +343,15 @@ class RevenueOutput(HeaderOutput):
     unconverted_revenue = unconverted("report.total_revenue")
     unconverted_cohort_revenue = unconverted("report.cohort_revenue")
     by_source = SourceValueOutput(many=True, source="report.by_source")
+    blocked_revenue = money(source="report.blocked_revenue.amount", help_text=(
+        "Revenue of the range's events of blocked installs: in no other revenue figure "
+        "(docs/metrics.md, \"What counts\")."))
+    post_attribution_revenue = money(source="report.post_attribution_revenue.amount",
+                                     help_text=(
+        "Revenue of the range's events of installs taken back after a click-flood finding: "
+        "in no other revenue figure."))
+    unconverted_blocked_revenue = unconverted("report.blocked_revenue")
+    unconverted_post_attribution_revenue = unconverted("report.post_attribution_revenue")
 
 
 class CreditedOutput(serializers.Serializer):

@@ -8,6 +8,7 @@ answers 404 for one that does not exist or belongs to another organization
 (`scoping.OrganizationScopedView`). A view's own description of either status wins.
 """
 
+from drf_spectacular.contrib.rest_framework_simplejwt import SimpleJWTScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import force_instance
@@ -24,6 +25,12 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "header", "name": "X-API-Key",
                 "description": "An app's API key (ak_{keyId}_{secret}). /events also accepts "
                                "it as `_api_key` in the body, for beacons."}
+
+
+class BearerTokenScheme(SimpleJWTScheme):
+    """simplejwt's scheme (jwtAuth) for our subclass, which drf-spectacular matches by name."""
+
+    target_class = "accounts.authentication.BearerTokenAuthentication"
 
 
 class AccessRulesAutoSchema(AutoSchema):

@@ -32,6 +32,9 @@ if not SECRET_KEY:
             "SECRET_KEY must be set when DEBUG is off (it signs tokens and encrypts secrets)"
         )
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+# Earlier values of SECRET_KEY, comma separated: what they encrypted or signed still opens
+# (stored secrets, sessions, signed links) while everything new uses SECRET_KEY.
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 # How many trusted reverse proxies append to X-Forwarded-For. 0: the client is REMOTE_ADDR.
 NUM_PROXIES = env.int("NUM_PROXIES", 0, minimum=0)
@@ -342,7 +345,7 @@ if LINKS_BASE_URL:
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework_simplejwt.authentication.JWTAuthentication",
+        "accounts.authentication.BearerTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_THROTTLE_CLASSES": ["attribution_site.api.throttling.DashboardUserThrottle"],

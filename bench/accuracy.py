@@ -15,7 +15,8 @@ the installing device.
 
 Consent (docs/apple.md, "Consent-aware fingerprinting"): iOS installs send their App Tracking
 Transparency status (`authorized` when the device has an IDFA, else denied, not yet asked or
-restricted). The same world goes to two apps, one per iOS fingerprinting policy
+restricted). The same world goes to two pairs of apps (an Android and an iOS app each: an app
+takes installs of its own platform only), one pair per iOS fingerprinting policy
 (`never_without_consent`, the default, and `always`), so the cost of the default in iOS recall is
 measured on identical clicks and installs. What SKAdNetwork gives back is estimated from the same
 truth under stated assumptions (see `skan_report`): it counts installs per network, never which
@@ -194,15 +195,20 @@ def sdk_user_agent(device: Device) -> str:
     return f"Dalvik/2.1.0 (Linux; U; Android {device.os_version}; {device.model} Build/UP1A)"
 
 
-def second_app(app_id: str) -> tuple[str, str]:
-    """Another app of the bench's organization, with a key: the same world's second policy."""
+def another_app(app_id: str, *, name: str, platform: str, identifier: str) -> tuple[str, str]:
+    """Another app of the bench's organization, with a key. An app is registered for one
+    platform and takes installs of that platform only, so each policy has an Android and an
+    iOS app, and a device's clicks and install go to its platform's."""
     from apps_registry.models import App
     from apps_registry.services import api_key_create, app_create
 
     first = App.objects.get(id=app_id)
-    app = app_create(organization_id=first.organization_id, name="Bench always",
-                     platform="android", package_name="com.bench.always",
-                     play_store_url="https://play.google.com/store/apps/details?id=com.bench.a")
+    fields = ({"package_name": identifier,
+               "play_store_url": f"https://play.google.com/store/apps/details?id={identifier}"}
+              if platform == "android" else
+              {"bundle_id": identifier, "app_store_url": "https://apps.apple.com/app/id123456789"})
+    app = app_create(organization_id=first.organization_id, name=name, platform=platform,
+                     **fields)
     return str(app.id), api_key_create(app=app)[1]
 
 
@@ -223,9 +229,17 @@ def main() -> None:
     subprocess.run([hotpaths.PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
                    cwd=ROOT, env=env, check=True)
     default_app = hotpaths.setup_app(env)
-    apps = dict(zip(POLICIES, (default_app, second_app(default_app[0])), strict=True))
-    for policy, (app_id, _) in apps.items():
-        App.objects.filter(id=app_id).update(ios_fingerprinting=policy)
+    first = default_app[0]
+    apps = {  # per policy, the app of each platform: (id, key)
+        POLICIES[0]: {"android": default_app, "ios": another_app(
+            first, name="Bench iOS", platform="ios", identifier="com.bench.app")},
+        POLICIES[1]: {"android": another_app(
+            first, name="Bench always", platform="android", identifier="com.bench.always"),
+            "ios": another_app(first, name="Bench always iOS", platform="ios",
+                               identifier="com.bench.always")}}
+    for policy, by_platform in apps.items():
+        App.objects.filter(id__in=[app_id for app_id, _ in by_platform.values()]).update(
+            ios_fingerprinting=policy)
     server = hotpaths.start([hotpaths.GUNICORN, "attribution_site.wsgi"], env, ROOT,
                             hotpaths.SERVICE_PORT, argparse.Namespace(workers=2, threads=4))
     base = f"http://127.0.0.1:{hotpaths.SERVICE_PORT}/api/v1"
@@ -244,7 +258,8 @@ def main() -> None:
                     params["advertising_id"] = device.advertising_id
                 elif rng.random() < 0.5:
                     params["advertising_id"] = "00000000-0000-0000-0000-000000000000"
-                for policy, (app_id, _) in apps.items():
+                for policy, by_platform in apps.items():
+                    app_id = by_platform[device.platform][0]
                     response = http.get(f"{base}/clicks", params={"app_id": app_id, **params},
                                         allow_redirects=False,
                                         headers={"User-Agent": click_user_agent(device),
@@ -268,7 +283,8 @@ def main() -> None:
             in_window = [c for c in device.clicks if now - c[3] <= WINDOW]
             truth = max(in_window, key=lambda c: c[3]) if in_window else None
             in_skan_window = [c for c in device.clicks if now - c[3] <= SKAN_WINDOW]
-            for policy, (app_id, key) in apps.items():
+            for policy, by_platform in apps.items():
+                app_id, key = by_platform[device.platform]
                 body = {"app_id": app_id, "platform": device.platform, "sdk_version": "3.2.0",
                         "os_version": device.os_version, "device_model": device.model,
                         "language": device.language.replace("-", "_")}

@@ -86,10 +86,12 @@ class Guide:
 
 
 def guides(target: SdkTarget) -> list[Guide]:
-    """The three guides, the app's own platform first."""
-    made = {ANDROID: android_guide(target), IOS: ios_guide(target), HTTP: http_guide(target)}
+    """The app's own platform's guide, then any HTTP client's. An app reports installs of its
+    own platform only (another platform's install is a 400), so another platform's code would
+    only mislead: a web app gets the HTTP guide alone."""
     first = FIRST_GUIDE.get(target.platform, HTTP)
-    return [made[first], *(guide for slug, guide in made.items() if slug != first)]
+    made = {ANDROID: android_guide, IOS: ios_guide}
+    return [made[first](target), http_guide(target)] if first in made else [http_guide(target)]
 
 
 def _base(target: SdkTarget) -> str:

@@ -132,6 +132,8 @@ class UnixMillisField(serializers.Field):
 
 
 class DeviceEventInput(serializers.Serializer):
+    default_error_messages = {"invalid": "Must be a JSON object."}  # not DRF's "dictionary"
+
     event_name = StrictCharField(max_length=values.MAX_EVENT_NAME_LENGTH)
     revenue = serializers.DecimalField(max_digits=19, decimal_places=6, required=False,
                                        allow_null=True, help_text="Negative for a refund.")

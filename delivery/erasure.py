@@ -30,7 +30,7 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 
 def _deliveries(app_id: uuid.UUID, install_ids, device_ids):
-    match = [Q(source_id__in=[str(i) for i in install_ids])]
+    match = [Q(source_id__in=[str(i) for i in install_ids]), Q(install_id__in=install_ids)]
     match += [Q(body__contains=device_id) for device_id in device_ids if device_id]
     return Delivery.objects.filter(app_id=app_id).filter(reduce(or_, match))
 

@@ -72,7 +72,7 @@ class Webhook(models.Model):
     url = models.CharField(max_length=2048)
     events = models.JSONField()
     active = models.BooleanField(default=True)
-    # Fernet token of the whsec_ secret (delivery.crypto); never the secret itself.
+    # Fernet token of the whsec_ secret (attribution_site/secrets.py); never the secret itself.
     secret_encrypted = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -118,6 +118,9 @@ class Delivery(WorkRow):
     event_type = models.CharField(max_length=16)
     # The install, event or re-engagement id: with the configuration, the idempotency key.
     source_id = models.CharField(max_length=64, blank=True, default="")
+    # The install the message is about, an event's or a re-engagement's too: what the log
+    # names and links (`payloads.log_subject`). Null for tests and for an event without one.
+    install_id = models.UUIDField(null=True, blank=True)
     is_test = models.BooleanField(default=False)
     # Webhook: the exact JSON body. Postback: the macro values as JSON (the POST body).
     body = models.TextField()

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import re
+import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -44,6 +45,7 @@ MACROS = SPEC_MACROS + EXTRA_MACROS
 IDENTIFYING_MACROS = ("device_id", "install_id")
 
 SECRET_PREFIX = "whsec_"
+SECRET_BYTES = 32
 USER_AGENT = "attribution-delivery/1.0"
 SENSITIVE_QUERY_NAME = re.compile(r"(key|token|secret|pass|auth|sig|credential)", re.I)
 MASK = "***"
@@ -60,6 +62,25 @@ class Fact:
     is_organic: bool
     data: dict[str, Any] = field(hash=False)
     values: dict[str, Any] = field(hash=False)
+    # The install it is about (an event's and a re-engagement's too), for the delivery log; a
+    # consent-stripped postback's values leave it out, the log still names it.
+    install_id: str | None = None
+
+
+def log_subject(*, event_type: str, source_id: str, install_id: Any, is_test: bool
+                ) -> tuple[str | None, int | None]:
+    """The install id and event id a delivery log entry names (docs/delivery.md, "Reading the
+    logs"). An install's and a re-attribution's source is the install itself, an event's the
+    event, so deliveries written before the log kept `install_id` still name what they can;
+    a test send names nothing (its sample ids are made up)."""
+    if is_test:
+        return None, None
+    install = str(install_id) if install_id else None
+    if event_type in (INSTALL, REATTRIBUTION):
+        return install or source_id or None, None
+    if event_type == EVENT:
+        return install, int(source_id) if source_id.isdigit() else None
+    return install, None
 
 
 def iso_utc(moment: datetime | None) -> str | None:
@@ -130,7 +151,7 @@ def install_fact(event: Any, consent: dict | None = None) -> Fact:
     values = _macro_values(**common, install_time=install_time, click_time=click_time,
                            event_type=INSTALL, event_time=install_time)
     return Fact(INSTALL, str(event.install_id), str(event.app_id), event.media_source,
-                event.is_organic, data, values)
+                event.is_organic, data, values, install_id=str(event.install_id))
 
 
 def fraud_of(event: Any) -> dict:
@@ -182,7 +203,7 @@ def reengagement_fact(event: Any, consent: dict | None = None) -> Fact:
     values = _macro_values(**_attribution_of(event), click_time=click_time,
                            event_type=REENGAGEMENT, event_time=reengaged)
     return Fact(REENGAGEMENT, str(event.reengagement_id), str(event.app_id),
-                event.media_source, False, data, values)
+                event.media_source, False, data, values, install_id=str(event.install_id))
 
 
 def reattribution_fact(event: Any, consent: dict | None = None) -> Fact:
@@ -201,7 +222,7 @@ def reattribution_fact(event: Any, consent: dict | None = None) -> Fact:
     values = _macro_values(**common, install_time=install_time, click_time=click_time,
                            event_type=REATTRIBUTION, event_time=reattributed)
     return Fact(REATTRIBUTION, str(event.install_id), str(event.app_id), event.media_source,
-                event.is_organic, data, values)
+                event.is_organic, data, values, install_id=str(event.install_id))
 
 
 def event_fact(event: Any, consent: dict | None = None) -> Fact:
@@ -229,7 +250,8 @@ def event_fact(event: Any, consent: dict | None = None) -> Fact:
                            event_currency=event.revenue_currency)
     # An event of a blocked install credits nobody: no postback, as for an organic one.
     return Fact(EVENT, str(event.event_id), str(event.app_id), event.media_source,
-                event.media_source is None or data["is_blocked"], data, values)
+                event.media_source is None or data["is_blocked"], data, values,
+                install_id=install_id)
 
 
 def sample_fact(*, event_type: str, app_id: str, media_source: str | None, platform: str,
@@ -326,6 +348,12 @@ def _mask_pair(pair: str) -> str:
     if sep and SENSITIVE_QUERY_NAME.search(unquote(name)):
         return f"{name}={MASK}"
     return pair
+
+
+def secret_generate() -> str:
+    """A Standard Webhooks secret, for webhooks and privacy callbacks alike: whsec_ followed by
+    32 random bytes in base64."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
 
 
 def x_signature(secret: str, body: bytes) -> str:

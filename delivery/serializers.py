@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from attribution_site.api.exceptions import ValidationFailed
@@ -26,8 +27,11 @@ from attribution_site.api.fields import (
 from attribution_site.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, limit_parse
 from delivery import payloads, policy
 from delivery.models import ConsentPolicy, HttpMethod, State
-from delivery.services import UPDATABLE_POSTBACK_FIELDS, UPDATABLE_WEBHOOK_FIELDS
-from outbox import http
+from delivery.services import (
+    UPDATABLE_POSTBACK_FIELDS,
+    UPDATABLE_WEBHOOK_FIELDS,
+    webhook_url_problem,
+)
 
 UUID_MESSAGE = "Must be a UUID string."
 
@@ -48,17 +52,15 @@ class PostbackUrlField(StrictCharField):
 
 
 class WebhookUrlField(StrictCharField):
+    """An https URL; plain http only to loopback or private receivers, where allowed."""
+
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", policy.MAX_URL_LENGTH)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
-        # The spec's webhooks are https; plain http only where local receivers are allowed.
-        local = http.private_networks_allowed()
-        problem = policy.url_problem(value, schemes=("http", "https") if local else ("https",))
-        if problem and not local and value.lower().startswith("http://"):
-            problem = f"{problem} {http.LOCAL_DESTINATIONS_HINT}"
+        problem = webhook_url_problem(value)
         if problem:
             raise serializers.ValidationError(problem)
         return value
@@ -171,6 +173,12 @@ class LogEntryOutput(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True)
     delivery_id = serializers.UUIDField()
     event_type = serializers.CharField(source="delivery.event_type")
+    install_id = serializers.SerializerMethodField(help_text=(
+        "The install the message is about (an event's or a re-engagement's install too); null "
+        "for a test send, an event without an install, and an event or re-engagement logged "
+        "before this field existed."))
+    event_id = serializers.SerializerMethodField(help_text=(
+        "The in-app event an `event` message carries; null for other event types."))
     is_test = serializers.BooleanField(source="delivery.is_test")
     attempt_number = serializers.IntegerField(source="number", allow_null=True)
     http_method = serializers.CharField(allow_null=True)
@@ -189,6 +197,19 @@ class LogEntryOutput(serializers.Serializer):
         "Why the user's consent changed this delivery (stripped of identifiers, or skipped: "
         "then delivery_state is skipped and there is no attempt); null when it did not."))
     next_attempt_at = serializers.SerializerMethodField()
+
+    @extend_schema_field({"type": "string", "format": "uuid", "nullable": True})
+    def get_install_id(self, attempt) -> str | None:
+        return self._subject(attempt)[0]
+
+    def get_event_id(self, attempt) -> int | None:
+        return self._subject(attempt)[1]
+
+    @staticmethod
+    def _subject(attempt) -> tuple[str | None, int | None]:
+        delivery = attempt.delivery
+        return payloads.log_subject(event_type=delivery.event_type, source_id=delivery.source_id,
+                                    install_id=delivery.install_id, is_test=delivery.is_test)
 
     def get_next_attempt_at(self, attempt) -> str | None:
         delivery = attempt.delivery

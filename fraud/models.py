@@ -46,7 +46,7 @@ class AppFraudSettings(models.Model):
 
 class SigningSecret(models.Model):
     """The HMAC secret of an API key created with `"signing": true`, encrypted
-    (delivery/crypto.py); shown once, when the key is created."""
+    (attribution_site/secrets.py); shown once, when the key is created."""
 
     key_id = models.CharField(max_length=64, primary_key=True)
     app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")

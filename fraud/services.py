@@ -3,6 +3,7 @@ requests refused for their signature, and beat's per-source click-flood flags.""
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 import uuid
@@ -17,9 +18,16 @@ from django.db.models import F
 from django.utils import timezone
 
 from attribution_site.api.exceptions import Unauthorized
-from delivery import crypto
+from attribution_site.secrets import (
+    SDK_REQUEST_SIGNING,
+    SecretUnreadable,
+    secret_decrypt,
+    secret_encrypt,
+)
 from fraud import selectors, signing, verdict
 from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningSecret, SourceFlag
+
+logger = logging.getLogger(__name__)
 
 SIGNING_SECRET_BYTES = 32
 SIGNATURE_MESSAGES = {
@@ -46,8 +54,9 @@ def signing_secret_create(*, app_id: uuid.UUID, key_id: str) -> str:
     """A new signing secret for the key: 32 random bytes as hex (the HMAC key is this text's
     UTF-8 bytes), answered once and stored encrypted."""
     secret = secrets.token_hex(SIGNING_SECRET_BYTES)
-    SigningSecret.objects.create(key_id=key_id, app_id=app_id,
-                                 secret_encrypted=crypto.secret_encrypt(secret))
+    SigningSecret.objects.create(
+        key_id=key_id, app_id=app_id,
+        secret_encrypted=secret_encrypt(secret, purpose=SDK_REQUEST_SIGNING))
     return secret
 
 
@@ -87,8 +96,18 @@ def bots_click_verdict(*, app_id: uuid.UUID, media_source: str, bot: bool) -> bo
 
 
 @lru_cache(maxsize=4096)
-def _secret(encrypted: str) -> str:
-    return crypto.secret_decrypt(encrypted)
+def _secret(key_id: str, encrypted: str) -> str | None:
+    """The key's signing secret, or None when it no longer decrypts (SECRET_KEY changed without
+    the old one in SECRET_KEY_FALLBACKS). Kept like a good one, so the warning comes once per
+    process and key rather than with every request the SDK sends."""
+    try:
+        return secret_decrypt(encrypted, purpose=SDK_REQUEST_SIGNING)
+    except SecretUnreadable:
+        logger.warning("The signing secret of API key %s cannot be decrypted (SECRET_KEY changed "
+                       "without the old value in SECRET_KEY_FALLBACKS): its signed requests "
+                       "count as wrongly signed until the old value is restored as a fallback "
+                       "or the SDK gets a new signing key.", key_id)
+        return None
 
 
 def sdk_signature_check(client, meta: Mapping[str, Any], body: bytes) -> str | None:
@@ -96,17 +115,20 @@ def sdk_signature_check(client, meta: Mapping[str, Any], body: bytes) -> str | N
     app's signing mode and the key's secret. Enforce: a missing, malformed, wrong or expired
     signature is a 401, counted per app and day, and nothing of the request is stored.
     Report: the problem is returned, and the install is flagged with it. A key without a
-    secret cannot sign: in an app that asks for signatures, its requests are missing one."""
+    secret cannot sign: in an app that asks for signatures, its requests are missing one. A
+    secret that no longer decrypts cannot be checked against: a signature is answered as
+    wrong, exactly as one that does not match (docs/fraud.md, "Request signing")."""
     mode = selectors.settings_of(client.app_id).signing_mode
     if mode == verdict.SIGNING_OFF:
         return None
     encrypted = selectors.signing_secret_encrypted(client.key_id)
+    secret = _secret(client.key_id, encrypted) if encrypted else None
     problem = signing.problem(
-        secret=_secret(encrypted) if encrypted else "",
+        secret=secret or "",
         timestamp=meta.get("HTTP_X_SIGNATURE_TIMESTAMP"),
         signatures=meta.get("HTTP_X_SIGNATURE"), body=body,
         now_seconds=int(time.time()), max_age=settings.FRAUD_SIGNATURE_MAX_AGE_SECONDS)
-    if not encrypted and problem is None:
+    if secret is None and problem is None:
         problem = signing.WRONG
     if problem is None or mode == verdict.SIGNING_REPORT:
         return problem

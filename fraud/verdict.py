@@ -20,6 +20,10 @@ BOTS = "bots"
 REASONS = (ENGAGEMENT_INJECTION, CTIT_ANOMALIES, TOO_MANY_ENGAGEMENTS, CLICK_FLOOD,
            ANONYMOUS_TRAFFIC, INCORRECT_SIGNATURE, BOTS)
 
+# too_many_engagements' sub_reason when its count may be short: the clicks it counted are the
+# device's latest ones the install's lookup returns, and that lookup was full (more may exist).
+AT_LEAST = "at_least"
+
 # A rule's mode, per app.
 OFF = "off"
 FLAG = "flag"

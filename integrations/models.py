@@ -1,6 +1,6 @@
 """An app's integration with Meta and with Google Ads (docs/networks.md): at most one of each
 per app. Secrets (Meta's install referrer decryption key and access token, Google's link id)
-are kept as Fernet tokens (delivery.crypto, the webhook secrets' scheme), never in clear."""
+are kept encrypted (attribution_site/secrets.py), never in clear."""
 
 from __future__ import annotations
 

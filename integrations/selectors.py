@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from attribution_site.local_cache import LocalCache
-from delivery.crypto import SecretUnreadable, secret_decrypt
+from attribution_site.secrets import NETWORK_CREDENTIALS, SecretUnreadable, secret_decrypt
 from integrations.models import GoogleAdsConfig, MetaConfig
 
 
@@ -73,8 +73,9 @@ def _load(app_id: uuid.UUID) -> AppIntegrations:
 
 def _meta(config: MetaConfig) -> MetaIntegration | None:
     try:
-        key = bytes.fromhex(secret_decrypt(config.decryption_key_encrypted))
-        token = (secret_decrypt(config.access_token_encrypted)
+        key = bytes.fromhex(secret_decrypt(config.decryption_key_encrypted,
+                                           purpose=NETWORK_CREDENTIALS))
+        token = (secret_decrypt(config.access_token_encrypted, purpose=NETWORK_CREDENTIALS)
                  if config.access_token_encrypted else None)
     except SecretUnreadable:  # SECRET_KEY rotated without a fallback: set it up again
         return None
@@ -85,7 +86,7 @@ def _meta(config: MetaConfig) -> MetaIntegration | None:
 
 def _google(config: GoogleAdsConfig) -> GoogleAdsIntegration | None:
     try:
-        link_id = secret_decrypt(config.link_id_encrypted)
+        link_id = secret_decrypt(config.link_id_encrypted, purpose=NETWORK_CREDENTIALS)
     except SecretUnreadable:
         return None
     return GoogleAdsIntegration(link_id=link_id, event_mapping=dict(config.event_mapping))

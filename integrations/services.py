@@ -1,6 +1,6 @@
 """Writes of an app's integrations (spec additions: `PUT/DELETE /apps/{id}/integrations/{kind}`,
 docs/networks.md). Values arrive validated (integrations/validation.py); secrets are encrypted
-here, with the webhook secrets' scheme (delivery.crypto)."""
+here (attribution_site/secrets.py, as ad network credentials)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import uuid
 from django.db import transaction
 from django.utils import timezone
 
-from delivery.crypto import secret_encrypt
+from attribution_site.secrets import NETWORK_CREDENTIALS, secret_encrypt
 from integrations.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, MetaConfig
 
 META = "meta"
@@ -46,12 +46,13 @@ def meta_integration_set(*, app_id: uuid.UUID, meta_app_id: str,
         config.meta_app_id = meta_app_id
         if decryption_key is not KEEP:
             key = decryption_key.lower()
-            config.decryption_key_encrypted = secret_encrypt(key)
+            config.decryption_key_encrypted = secret_encrypt(key, purpose=NETWORK_CREDENTIALS)
             config.decryption_key_last4 = key[-4:]
         if remove_access_token:
             config.access_token_encrypted, config.access_token_last4 = "", ""
         elif access_token is not KEEP:
-            config.access_token_encrypted = secret_encrypt(access_token)
+            config.access_token_encrypted = secret_encrypt(access_token,
+                                                           purpose=NETWORK_CREDENTIALS)
             config.access_token_last4 = access_token[-4:]
         config.event_mapping = dict(event_mapping or {})
         config.view_window_hours = view_window_hours
@@ -70,7 +71,7 @@ def google_ads_integration_set(*, app_id: uuid.UUID, link_id: str | None = KEEP,
                 raise MissingSecret("link_id")
             config = GoogleAdsConfig(app_id=app_id)
         if link_id is not KEEP:
-            config.link_id_encrypted = secret_encrypt(link_id)
+            config.link_id_encrypted = secret_encrypt(link_id, purpose=NETWORK_CREDENTIALS)
             config.link_id_last4 = link_id[-4:]
         config.event_mapping = dict(event_mapping or {})
         config.updated_at = timezone.now()

@@ -1,5 +1,6 @@
 """The address rule of every outbound call (docs/delivery.md, "Outbound safety (SSRF)"): which
-IP addresses may be called, and which host names are IP addresses in disguise.
+IP addresses may be called, where plain http may go, and which host names are IP addresses in
+disguise.
 
 Pure: standard library only. outbox.http applies it to every address a destination resolves
 to, before it connects; delivery's URL validation uses `host_literal_address` to tell an
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from collections.abc import Iterable
 
 CARRIER_GRADE_NAT = ipaddress.ip_network("100.64.0.0/10")
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -32,6 +34,24 @@ def address_refusal(address: str) -> str | None:
             reason = address_refusal(str(embedded))
             return None if reason is None else f"{ip} embeds {reason}"
     return _category_refusal(ip)
+
+
+PLAIN_HTTP_PUBLIC = ("Refused: {where}, a public address; plain http is only for a receiver on "
+                     "loopback or a private network. Use an https URL.")
+
+
+def plain_http_refusal(host: str, addresses: Iterable[str]) -> str | None:
+    """Why a plain-http call to `host`, which resolves to `addresses`, must not be made, or None.
+
+    The other way round from `address_refusal`: every address must be loopback or private, as
+    an unencrypted call (a webhook's or a privacy callback's signed payload) may only stay on
+    one's own machine or network. No setting lifts this.
+    """
+    for address in addresses:
+        if address_refusal(address) is None:
+            where = f"{host} resolves to {address}" if host != address else host
+            return PLAIN_HTTP_PUBLIC.format(where=where)
+    return None
 
 
 def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:

@@ -3,7 +3,8 @@ webhooks, privacy status callbacks, Apple's AdServices, Google's and Meta's APIs
 S3-compatible stores all call out through here, under one address rule and one setting.
 
 For every destination the host is resolved once; each address it resolves to must be public
-(outbox.addresses) unless OUTBOUND_ALLOW_PRIVATE_NETWORKS is on; and the connection goes to an
+(outbox.addresses) unless OUTBOUND_ALLOW_PRIVATE_NETWORKS is on, and, for a plain-http webhook or
+privacy callback, loopback or private whatever the setting says; and the connection goes to an
 address that was checked, never through a second lookup, so a DNS answer that changes between
 the check and the connect (DNS rebinding) cannot reach an internal host. TLS still verifies the
 certificate against the host name (SNI and the name check use the name, not the address), with
@@ -36,7 +37,7 @@ import requests.certs
 from django.conf import settings
 from django.core import checks
 
-from outbox.addresses import address_refusal, host_literal_address
+from outbox.addresses import address_refusal, host_literal_address, plain_http_refusal
 from outbox.replies import text
 
 MAX_READ_BYTES = 16 * 1024
@@ -59,6 +60,15 @@ def private_networks_allowed() -> bool:
 
 class Refused(Exception):
     """The destination resolves to an address that must not be called."""
+
+
+class PublicPlainHttp(Refused):
+    """A plain-http URL that reaches a public address (no setting allows that)."""
+
+
+PLAIN_HTTP_UNRESOLVED = ("Refused: {host} does not resolve now, so it cannot be checked to be on "
+                         "loopback or a private network, the only places plain http may go. "
+                         "Use an https URL, or an IP address.")
 
 
 @dataclass(frozen=True)
@@ -100,12 +110,21 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(info[4][0] for info in infos))
 
 
-def checked_addresses(host: str, port: int) -> list[str]:
+def checked_addresses(host: str, port: int, *, private_only: bool = False) -> list[str]:
     """The addresses to connect to, resolved once; raises Refused if any of them is not public
     (a name with one public and one private record is refused, or a retry could land on the
     private one) and private networks are not allowed. OSError when the name does not
-    resolve."""
+    resolve.
+
+    `private_only` is the rule for plain http to a webhook or privacy callback: the other way
+    round, every address must be loopback or private (PublicPlainHttp otherwise), since an
+    unencrypted call may only stay on one's own machine or network.
+    """
     addresses = resolve(host, port)
+    if private_only:
+        reason = plain_http_refusal(host, addresses)
+        if reason is not None:
+            raise PublicPlainHttp(reason)
     if not private_networks_allowed():
         for address in addresses:
             reason = address_refusal(address)
@@ -132,6 +151,23 @@ def destination_refusal(url: str) -> str | None:
     return None
 
 
+def plain_http_destination_refusal(url: str) -> str | None:
+    """The save-time check of a plain-http webhook or privacy callback: why `url` may not be
+    called in clear (its host is, or resolves to, a public address), or None when every address
+    is loopback or private. Whether private networks are allowed at all is the caller's check.
+
+    Unlike `destination_refusal`, a name that does not resolve now is refused: plain http is the
+    exception, so it has to be shown to stay local.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        addresses = resolve(host, _port(parts))
+    except (OSError, UnicodeError, ValueError):
+        return PLAIN_HTTP_UNRESOLVED.format(host=host)
+    return plain_http_refusal(host, addresses)
+
+
 def host_header(url: str) -> str:
     """The Host header of `url`: the name, bracketed when IPv6, with the port unless it is the
     scheme's default (as requests and botocore's signature write it)."""
@@ -150,10 +186,14 @@ def _port(parts: SplitResult) -> int:
 
 # --- One request ------------------------------------------------------------------------------
 
-def send(request: OutboundRequest, *, timeout: float, read_limit: int = MAX_READ_BYTES
-         ) -> Answer:
+def send(request: OutboundRequest, *, timeout: float, read_limit: int = MAX_READ_BYTES,
+         plain_http_private_only: bool = False) -> Answer:
     """One attempt, finished within `timeout` seconds in total (resolve, connect, TLS, send,
-    answer), keeping at most `read_limit` bytes of the answer. Never raises."""
+    answer), keeping at most `read_limit` bytes of the answer. Never raises.
+
+    With `plain_http_private_only` (webhooks, privacy callbacks) a plain-http URL may reach only
+    loopback or private addresses, checked again here as a name's answer may change.
+    """
     started = time.monotonic()
     deadline = started + timeout
 
@@ -165,11 +205,12 @@ def send(request: OutboundRequest, *, timeout: float, read_limit: int = MAX_READ
     host = parts.hostname or ""
     try:
         port = _port(parts)
-        addresses = checked_addresses(host, port)
+        addresses = checked_addresses(host, port,
+                                      private_only=plain_http_private_only and not https)
     except Refused as exc:
         return Answer(failure=Failure.REFUSED, error=str(exc), duration_ms=elapsed_ms())
     except (OSError, UnicodeError, ValueError) as exc:
-        return Answer(failure=Failure.CONNECTION, error=f"Could not resolve {host}: {exc}",
+        return Answer(failure=Failure.CONNECTION, error=_unresolved(host, exc),
                       duration_ms=elapsed_ms())
 
     watchdog = _Watchdog()
@@ -291,7 +332,23 @@ def _describe(exc: BaseException) -> str:
         return "Connection refused."
     if isinstance(exc, http.client.RemoteDisconnected):
         return "The receiver closed the connection without answering."
-    return f"Connection error: {exc.__class__.__name__}: {exc}"[:500]
+    if isinstance(exc, ConnectionResetError):
+        return "The receiver reset the connection."
+    if isinstance(exc, BrokenPipeError):
+        return "The receiver closed the connection while the request was being sent."
+    if isinstance(exc, http.client.HTTPException):
+        return "The receiver's answer is not HTTP."
+    # The operating system's words ("No route to host"), never Python's class names.
+    words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Connection error: {words}."[:500]
+
+
+def _unresolved(host: str, exc: BaseException) -> str:
+    if isinstance(exc, socket.gaierror) and exc.errno in (socket.EAI_NONAME,
+                                                          getattr(socket, "EAI_NODATA", None)):
+        return f"Could not resolve {host}: no such name."
+    words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Could not resolve {host}: {words}."
 
 
 def ca_bundle() -> str:

@@ -1,10 +1,17 @@
-"""Data-subject requests in the admin: read-only (the worker owns their state), with their
-status callbacks and each callback's attempts; the identity, the request body and the
-callback secret are never shown, only the identity's hash."""
+"""Data-subject requests in the admin: read-only (the worker owns their state), with their run
+(its tries and their errors), their status callbacks and each callback's attempts; the
+identity, the request body and the callback secret are never shown, only the identity's
+hash."""
 
 from django.contrib import admin
 
-from privacy.models import StatusCallback, StatusCallbackAttempt, SubjectRequest
+from privacy.models import (
+    RequestRun,
+    RequestRunAttempt,
+    StatusCallback,
+    StatusCallbackAttempt,
+    SubjectRequest,
+)
 
 
 class ReadOnly:
@@ -24,6 +31,15 @@ class CallbackInline(ReadOnly, admin.TabularInline):
                                 "completed_at")
 
 
+class RunInline(ReadOnly, admin.TabularInline):
+    model = RequestRun
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = readonly_fields = ("state", "attempts_made", "next_attempt_at", "last_error",
+                                "completed_at")
+
+
 @admin.register(SubjectRequest)
 class SubjectRequestAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ("id", "app", "request_type", "status", "source", "received_time",
@@ -35,7 +51,23 @@ class SubjectRequestAdmin(ReadOnly, admin.ModelAdmin):
                                 "received_time", "expected_completion_time", "started_at",
                                 "completed_at", "api_version", "status_callback_urls", "found",
                                 "requested_by")
-    inlines = [CallbackInline]
+    inlines = [RunInline, CallbackInline]
+
+
+class RunAttemptInline(ReadOnly, admin.TabularInline):
+    model = RequestRunAttempt
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("number", "started_at", "finished_at", "error_message")
+
+
+@admin.register(RequestRun)
+class RequestRunAdmin(ReadOnly, admin.ModelAdmin):
+    list_display = ("request", "state", "attempts_made", "next_attempt_at", "last_error")
+    list_filter = ("state",)
+    fields = readonly_fields = ("request", "state", "attempts_made", "next_attempt_at",
+                                "lease_expires_at", "updated_at", "completed_at", "last_error")
+    inlines = [RunAttemptInline]
 
 
 class AttemptInline(ReadOnly, admin.TabularInline):

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from django.db import transaction
+
 from outbox.enqueue import work_enqueue
 from outbox.kind import Kind, kind_register
-from privacy import policy
+from privacy import ending, policy
 from privacy.models import (
     CallbackState,
     RequestRun,
@@ -37,15 +39,13 @@ def _run_exhausted(run: RequestRun, now: datetime) -> dict | None:
 
 
 def _runs_given_up(runs: Sequence[RequestRun], now: datetime) -> None:
-    from privacy import services  # services enqueue through this module
-
-    services.requests_fail(request_ids=[run.pk for run in runs], now=now)
+    callback_ids = ending.requests_fail(request_ids=[run.pk for run in runs], now=now)
+    if callback_ids:
+        transaction.on_commit(lambda: callbacks_enqueue(callback_ids))
 
 
 def _documents_prune(now: datetime) -> None:
-    from privacy import services
-
-    services.documents_prune(now=now)
+    ending.documents_prune(now=now)
 
 
 RUNS = kind_register(Kind(

@@ -7,6 +7,7 @@ Pure: standard library only.
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 
 DEVICE_ID_TYPES = ("android_advertising_id", "ios_advertising_id", "ios_vendor_id")
@@ -14,12 +15,20 @@ IDENTITY_TYPES = (*DEVICE_ID_TYPES, "install_id", "customer_user_id")
 IDENTITY_FORMATS = ("raw",)
 MAX_VALUE_LENGTH = {"install_id": 36, "customer_user_id": 255,
                     **dict.fromkeys(DEVICE_ID_TYPES, 64)}
+# An advertising id (GAID, IDFA) or vendor id (IDFV) is a UUID written 8-4-4-4-12, as the
+# devices hand it out and the SDKs send it. Anything else names no device: refused when the
+# request is filed, rather than run and reported "completed" with nothing found.
+_ADVERTISING_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+ADVERTISING_ID_MESSAGE = ("Must be a device's advertising id: a UUID written like "
+                          "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f12.")
+ZEROED_ID_MESSAGE = ("The zeroed id is what a device without tracking consent sends; it names "
+                     "no device, and installs never keep it.")
 
 
 def identity_normalize(identity_type: str, value: str) -> str:
     """The value as the service stores it: advertising ids lower-cased (as the SDK endpoints
     store them), an install id in its canonical form, a customer id as sent (trimmed).
-    ValueError when it cannot be one."""
+    ValueError, with the message for the person who typed it, when it cannot be one."""
     value = value.strip()
     if not value:
         raise ValueError("This field may not be blank.")
@@ -31,7 +40,18 @@ def identity_normalize(identity_type: str, value: str) -> str:
         except ValueError:
             raise ValueError("Must be a UUID.") from None
     if identity_type in DEVICE_ID_TYPES:
-        return value.lower()
+        return device_id_normalize(value)
+    return value
+
+
+def device_id_normalize(value: str) -> str:
+    """An advertising or vendor id, lower-cased as the SDK endpoints store it. ValueError when
+    it cannot be one."""
+    value = value.strip().lower()
+    if not _ADVERTISING_ID.fullmatch(value):
+        raise ValueError(ADVERTISING_ID_MESSAGE)
+    if set(value) <= {"0", "-"}:
+        raise ValueError(ZEROED_ID_MESSAGE)
     return value
 
 

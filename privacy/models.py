@@ -59,7 +59,7 @@ class SubjectRequest(models.Model):
     expected_completion_time = models.DateTimeField()
     api_version = models.CharField(max_length=8, default="1.0")
     status_callback_urls = models.JSONField(default=list, blank=True)
-    # Fernet token of the whsec_ secret the callbacks are signed with (delivery.crypto).
+    # Fernet token of the whsec_ secret the callbacks are signed with (attribution_site/secrets.py).
     callback_secret_encrypted = models.TextField(blank=True, default="")
     # What was found, per table: {"tracking_install": 1, ...}.
     found = models.JSONField(default=dict, blank=True)

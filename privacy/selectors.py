@@ -1,5 +1,5 @@
-"""Reads of data-subject requests: one of an organization's, an app's list, and an access
-document by its signed link (docs/privacy.md)."""
+"""Reads of data-subject requests: one of an organization's, an app's list, an access
+document's link, and the document by its signed link (docs/privacy.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from privacy import links
-from privacy.models import AccessDocument, SubjectRequest
+from privacy.models import AccessDocument, RequestStatus, RequestType, SubjectRequest
 
 
 def _with_document_time(requests: QuerySet[SubjectRequest]) -> QuerySet[SubjectRequest]:
@@ -28,6 +28,16 @@ def request_for_organization(*, organization_id: uuid.UUID, request_id: uuid.UUI
 def requests_for_app(*, app_id: uuid.UUID) -> QuerySet[SubjectRequest]:
     return _with_document_time(SubjectRequest.objects.filter(app_id=app_id)).order_by(
         "-received_time", "-id")
+
+
+def results_url(subject_request: SubjectRequest) -> str | None:
+    """The access document's link (absolute when the request's base URL is known); None for
+    an erasure or before the request completed."""
+    if subject_request.request_type == RequestType.ERASURE or \
+            subject_request.status != RequestStatus.COMPLETED:
+        return None
+    path = f"/api/v1/privacy/documents/{links.document_token(subject_request.id)}"
+    return subject_request.base_url.rstrip("/") + path
 
 
 @dataclass(frozen=True)

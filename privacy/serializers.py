@@ -52,7 +52,8 @@ class SubjectRequestInput(StrictSerializer):
                                            max_length=MAX_CALLBACK_URLS)
     api_version = _choice(("1.0",), required=False)
     regulation = _choice(("gdpr", "ccpa"), required=False)
-    extensions = serializers.DictField(required=False)
+    extensions = serializers.DictField(required=False, error_messages={
+        "not_a_dict": "Must be a JSON object."})
 
     def validate_subject_request_id(self, value):
         if value.version != 4:
@@ -63,6 +64,12 @@ class SubjectRequestInput(StrictSerializer):
 class ForgetInput(serializers.Serializer):
     app_id = StrictUUIDField()
     device_id = StrictCharField(max_length=64)
+
+    def validate_device_id(self, value):
+        try:
+            return identities.device_id_normalize(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
 
 
 class ConsoleRequestInput(serializers.Serializer):

@@ -27,13 +27,18 @@ from django.utils import timezone
 
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict
-from delivery import crypto
-from delivery.payloads import USER_AGENT
+from attribution_site.secrets import (
+    PRIVACY_CALLBACK_SIGNING,
+    SecretUnreadable,
+    secret_decrypt,
+    secret_encrypt,
+)
+from delivery.payloads import USER_AGENT, secret_generate
 from outbox import http
 from outbox.claim import work_claim, work_due
 from outbox.kind import SENDING
 from outbox.record import Result, attempt_record
-from privacy import callbacks, enqueue, erasure, identities, links, policy
+from privacy import callbacks, ending, enqueue, erasure, identities, policy
 from privacy.models import (
     AccessDocument,
     RequestRun,
@@ -50,7 +55,7 @@ from tracking import erasure as tracking_erasure
 
 logger = logging.getLogger(__name__)
 
-OPEN = (RequestStatus.PENDING, RequestStatus.IN_PROGRESS)
+OPEN = ending.OPEN
 
 
 def request_file(*, app: App, request_type: str, identity_type: str, identity_value: str,
@@ -62,14 +67,15 @@ def request_file(*, app: App, request_type: str, identity_type: str, identity_va
     the secret its callbacks are signed with (shown once, never stored in the clear).
     Conflict when the id was used before."""
     value = identities.identity_normalize(identity_type, identity_value)
-    secret = crypto.secret_generate() if status_callback_urls else None
+    secret = secret_generate() if status_callback_urls else None
     subject_request = SubjectRequest(
         id=request_id or uuid.uuid4(), app=app, request_type=request_type, source=source,
         identity_type=identity_type, identity_hash=identities.identity_hash(identity_type, value),
         identity_value=value, encoded_request=encoded_request, submitted_time=submitted_time,
         received_time=now, expected_completion_time=now + policy.EXPECTED_COMPLETION,
         api_version=api_version, status_callback_urls=list(status_callback_urls),
-        callback_secret_encrypted=crypto.secret_encrypt(secret) if secret else "",
+        callback_secret_encrypted=(secret_encrypt(secret, purpose=PRIVACY_CALLBACK_SIGNING)
+                                   if secret else ""),
         base_url=base_url, requested_by=requested_by, updated_at=now)
     try:
         with transaction.atomic():
@@ -128,7 +134,7 @@ def request_cancel(*, subject_request: SubjectRequest, now: datetime) -> Subject
             raise Conflict(f"Only a pending request can be cancelled; this one is "
                            f"{subject_request.status}.")
         subject_request.refresh_from_db()
-        _callbacks_write(subject_request, now=now)
+        _callbacks_send(subject_request, now=now)
     return subject_request
 
 
@@ -170,7 +176,7 @@ def _run(run: RequestRun, attempt: RequestRunAttempt, *, now: datetime) -> bool:
                 status=RequestStatus.COMPLETED, completed_at=now, updated_at=now, found=found,
                 identity_value="", encoded_request="")
             subject_request.refresh_from_db()
-            _callbacks_write(subject_request, now=now)
+            _callbacks_send(subject_request, now=now)
         attempt_record(enqueue.RUNS, run, attempt, Result(
             state=RunState.SUCCEEDED, retry_in=None, attempt={}, work={"last_error": ""}),
             now=timezone.now())
@@ -210,23 +216,12 @@ def _run_failed(run: RequestRun, attempt: RequestRunAttempt, exc: Exception) -> 
             state=RunState.FAILED, retry_in=retry_in, attempt={"error_message": error},
             work={"last_error": error}), now=now)
         if moved and retry_in is None:
-            requests_fail(request_ids=[run.pk], now=now)
+            callback_ids = ending.requests_fail(request_ids=[run.pk], now=now)
+            if callback_ids:
+                transaction.on_commit(lambda: enqueue.callbacks_enqueue(callback_ids))
     if retry_in is None:
         logger.warning("privacy request %s failed after %d attempts: %s", run.pk,
                        attempt.number, error)
-
-
-def requests_fail(*, request_ids: Sequence[uuid.UUID], now: datetime) -> None:
-    """Requests whose run failed for good (its last try raised, or the sweep gave it up):
-    `failed`, the identity blanked as at any end, and each callback URL told. Runs in the
-    caller's transaction."""
-    ended = SubjectRequest.objects.filter(id__in=list(request_ids), status__in=OPEN)
-    failed_ids = list(ended.values_list("id", flat=True))
-    ended.update(status=RequestStatus.FAILED, completed_at=now, updated_at=now,
-                 identity_value="", encoded_request="")
-    for subject_request in SubjectRequest.objects.select_related("app").filter(
-            id__in=failed_ids):
-        _callbacks_write(subject_request, now=now)
 
 
 def _subject(subject_request: SubjectRequest) -> tracking_erasure.Subject:
@@ -253,33 +248,11 @@ def _document(subject_request: SubjectRequest, records: dict, *, now: datetime) 
     return json.loads(json.dumps(document, cls=DjangoJSONEncoder))
 
 
-def results_url(subject_request: SubjectRequest) -> str | None:
-    """The document's link (absolute when the request's base URL is known)."""
-    if subject_request.request_type == RequestType.ERASURE or \
-            subject_request.status != RequestStatus.COMPLETED:
-        return None
-    path = f"/api/v1/privacy/documents/{links.document_token(subject_request.id)}"
-    return subject_request.base_url.rstrip("/") + path
-
-
-def _callbacks_write(subject_request: SubjectRequest, *, now: datetime) -> None:
-    """One callback row per URL with the status as it is now, sent after commit."""
-    if not subject_request.status_callback_urls:
-        return
-    count = sum(subject_request.found.values()) if subject_request.found else None
-    rows = [StatusCallback(
-        request=subject_request, url=url, next_attempt_at=now, created_at=now, updated_at=now,
-        body=callbacks.callback_body(
-            controller_id=str(subject_request.app.organization_id), status_callback_url=url,
-            subject_request_id=str(subject_request.id), request_status=subject_request.status,
-            expected_completion_time=subject_request.expected_completion_time,
-            api_version=subject_request.api_version,
-            results_url=results_url(subject_request),
-            results_count=count if subject_request.status == RequestStatus.COMPLETED else None))
-        for url in subject_request.status_callback_urls]
-    StatusCallback.objects.bulk_create(rows)
-    ids = [str(row.id) for row in rows]
-    transaction.on_commit(lambda: enqueue.callbacks_enqueue(ids))
+def _callbacks_send(subject_request: SubjectRequest, *, now: datetime) -> None:
+    """The callbacks of the request's status as it is now, sent after commit."""
+    callback_ids = ending.callbacks_write(subject_request, now=now)
+    if callback_ids:
+        transaction.on_commit(lambda: enqueue.callbacks_enqueue(callback_ids))
 
 
 def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt | None:
@@ -296,8 +269,9 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
     body = callback.body.encode()
     invalid = None
     try:
-        secret = crypto.secret_decrypt(callback.request.callback_secret_encrypted)
-    except crypto.SecretUnreadable as exc:
+        secret = secret_decrypt(callback.request.callback_secret_encrypted,
+                                purpose=PRIVACY_CALLBACK_SIGNING)
+    except SecretUnreadable as exc:
         invalid, secret = str(exc), ""
     headers = {"User-Agent": USER_AGENT, **callbacks.callback_headers(
         secret=secret, message_id=str(callback.id), timestamp=int(now.timestamp()), body=body,
@@ -307,7 +281,8 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
         answer = http.Answer(error=invalid)
     else:
         answer = http.send(http.OutboundRequest("POST", callback.url, headers, body),
-                           timeout=settings.PRIVACY_CALLBACK_TIMEOUT_SECONDS)
+                           timeout=settings.PRIVACY_CALLBACK_TIMEOUT_SECONDS,
+                           plain_http_private_only=True)
     decision = policy.decide(
         status_code=answer.status_code, error=answer.error,
         invalid=invalid is not None or answer.failure == http.Failure.REFUSED,
@@ -323,11 +298,3 @@ def callback_attempt(*, callback_id: uuid.UUID | str) -> StatusCallbackAttempt |
 
 def _domain(base_url: str) -> str:
     return urlsplit(base_url).hostname or ""
-
-
-def documents_prune(*, now: datetime) -> int:
-    """Delete access documents past their lifetime (personal data; their links answer 404
-    already). The runs' kind does it after each sweep. Returns how many."""
-    deleted, _ = AccessDocument.objects.filter(
-        created_at__lte=now - links.DOCUMENT_LIFETIME).delete()
-    return deleted

@@ -53,7 +53,7 @@ def base_url(request) -> str:
 
 def status_answer(subject_request, *, now) -> dict:
     expires_at = selectors.document_expires_at(subject_request)
-    link = services.results_url(subject_request) if expires_at and expires_at > now else None
+    link = selectors.results_url(subject_request) if expires_at and expires_at > now else None
     return request_answer(subject_request, results_url=link,
                           results_expires_at=expires_at if link else None)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: installs' `counted`; inapps' fraud_status, fraud_reasons, counted
 
 STRING, TIMESTAMP, DECIMAL, INT, FLOAT, BOOL = ("string", "timestamp", "decimal", "int",
                                                 "float", "bool")
@@ -34,6 +34,10 @@ def _c(name: str, type_: str, doc: str) -> Column:
 
 _VERSION = _c("schema_version", INT, f"the layout of this row's columns ({SCHEMA_VERSION})")
 _APP = _c("app_id", STRING, "the app's id (UUID)")
+# The one rule of analytics.counting, as the row was written: sum the rows where it is true to
+# get the reports' figures (docs/metrics.md, "What counts").
+_COUNTED = _c("counted", BOOL, "counts in the reports' installs and revenue (false: blocked or "
+                               "post_attribution)")
 
 INSTALLS = (
     _APP,
@@ -67,6 +71,7 @@ INSTALLS = (
     _c("ad_personalization", BOOL, "Google's ad_personalization signal at the install"),
     _c("fraud_status", STRING, "clean, flagged, blocked or post_attribution"),
     _c("fraud_reasons", STRING, "the fraud rules' reasons, as JSON"),
+    _COUNTED,
     _VERSION,
 )
 
@@ -93,6 +98,10 @@ INAPPS = (
     _c("af_adset", STRING, "the ad set credited with the install"),
     _c("af_ad", STRING, "the ad credited with the install"),
     _c("is_blocked", BOOL, "an event of an install fraud protection blocked"),
+    _c("fraud_status", STRING, "blocked for an event of a blocked install, else its install's "
+                               "status (empty: no install)"),
+    _c("fraud_reasons", STRING, "the install's fraud reasons, as JSON"),
+    _COUNTED,
     _VERSION,
 )
 

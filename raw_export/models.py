@@ -1,7 +1,7 @@
 """Destinations and their runs (docs/export.md, "Destinations"; docs/outbox.md).
 
 A destination is where an organization's raw data goes: an S3-compatible bucket or a local
-directory. Its secret access key is stored encrypted (delivery.crypto) and never answered. It
+directory. Its secret access key is stored encrypted (attribution_site.secrets), never answered. It
 keeps the commit-order watermark (tracking.changes.Watermark, as JSON) its files are written up
 to: the next run writes what committed after it, and it moves only when a run's files are all
 written, so a failed or interrupted run leaves it where it was and nothing is skipped.
@@ -42,7 +42,7 @@ class Destination(models.Model):
     endpoint_url = models.CharField(max_length=2048, blank=True, default="")
     region = models.CharField(max_length=64, blank=True, default="")
     access_key_id = models.CharField(max_length=128, blank=True, default="")
-    # Fernet token (delivery.crypto.secret_encrypt); never answered, never logged.
+    # Encrypted (attribution_site/secrets.py); never answered, never logged.
     secret_access_key_encrypted = models.TextField(blank=True, default="")
     # For kind "directory": relative to settings.RAW_EXPORT_DIRECTORY_ROOT.
     path = models.CharField(max_length=1024, blank=True, default="")

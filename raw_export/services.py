@@ -21,7 +21,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps_registry import selectors as app_selectors
-from delivery import crypto
+from attribution_site.secrets import (
+    DESTINATION_CREDENTIALS,
+    SecretUnreadable,
+    secret_decrypt,
+    secret_encrypt,
+)
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
 from raw_export import enqueue, policy, writing
@@ -76,7 +81,8 @@ def _assign(destination: Destination, fields: dict[str, Any]) -> None:
     for name, value in fields.items():
         setattr(destination, name, value)
     if secret is not None:
-        destination.secret_access_key_encrypted = crypto.secret_encrypt(secret)
+        destination.secret_access_key_encrypted = secret_encrypt(
+            secret, purpose=DESTINATION_CREDENTIALS)
     if destination.kind == DestinationKind.DIRECTORY:
         for name in S3_FIELDS:
             setattr(destination, name, "")
@@ -103,8 +109,9 @@ def destination_storage(destination: Destination, *, quick: bool = False) -> Sto
         return storage_for(DestinationFacts(
             kind="directory", path=str(Path(root) / destination.path), directory_root=root))
     try:
-        secret = crypto.secret_decrypt(destination.secret_access_key_encrypted)
-    except crypto.SecretUnreadable:
+        secret = secret_decrypt(destination.secret_access_key_encrypted,
+                                purpose=DESTINATION_CREDENTIALS)
+    except SecretUnreadable:
         raise StorageError("The secret access key can no longer be decrypted (the server's "
                            "SECRET_KEY changed): enter it again.", reason="bad_credentials"
                            ) from None

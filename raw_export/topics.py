@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
+from analytics import counting
 from analytics import queries as analytics_queries
 from analytics.money import PIVOT, RateBook
 from apple_ads import selectors as apple_ads_selectors
@@ -81,13 +82,15 @@ def installs(window: Window, size: int, *, fraud_status: str | None = None
             signals = ((None, None, None) if consent is None else
                        (consent.gdpr_applies, consent.ad_user_data, consent.ad_personalization))
             touch = None if row[5] else "click"
-            shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26], VERSION))
+            shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26],
+                           counting.counted(row[24]), VERSION))
         yield shaped
 
 
 def blocked_installs(window: Window, size: int) -> Iterator[list[tuple]]:
-    """The installs fraud protection blocked (answered and counted as organic), with their
-    reasons: Protect360's "blocked installs" report. They are in `installs` as well."""
+    """The installs fraud protection blocked (answered as organic, counted apart: `counted`
+    false), with their reasons: Protect360's "blocked installs" report. They are in `installs`
+    as well."""
     return installs(window, size, fraud_status="blocked")
 
 
@@ -124,7 +127,9 @@ def inapps(window: Window, size: int) -> Iterator[list[tuple]]:
                 # At the rate of the day the event happened, as the revenue reports convert.
                 day = _EPOCH_DAY + timedelta(days=row[4] // _DAY_MICROS)
                 usd = rates.convert(amount, currency, day)
-            shaped.append((*row[:9], usd, *row[9:], VERSION))
+            status = counting.event_status(is_blocked=row[19], install_status=row[20])
+            shaped.append((*row[:9], usd, *row[9:20], status, row[21],
+                           counting.counted(status), VERSION))
         yield shaped
 
 

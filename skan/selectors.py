@@ -1,18 +1,19 @@
 """Reads for Apple measurement (docs/apple.md): the media source name of an ad network id, for
-the SKAdNetwork reports, and the postbacks of an app. Other apps (the conversion report) read
-postbacks only through `postbacks_received`, in plain values."""
+the SKAdNetwork reports, the postbacks of an app, and the refused postbacks that name an app's
+App Store id. Other apps (the conversion report) read postbacks only through
+`postbacks_received`, in plain values."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import transaction
 from django.db.models import QuerySet
 
-from skan.models import AdNetwork, AppAdNetworkName, Postback
+from skan.models import AdNetwork, AppAdNetworkName, Postback, RefusalReason, RefusedPostback
 
 
 def media_source_for(*, app_id, ad_network_id: str) -> str:
@@ -99,3 +100,58 @@ def postbacks_for_export(*, app_ids: Sequence[uuid.UUID], since: datetime | None
                 network = row[4].strip().lower()
                 yield (str(app_id), str(row[0]), *row[1:5], names.get(network, network),
                        *row[5:])
+
+
+# A refusal's reason as the console says it; the stored detail then says what exactly.
+REFUSAL_WORDS = {
+    RefusalReason.BAD_SIGNATURE: "Apple's signature does not verify: not sent by Apple, or "
+                                 "changed on the way.",
+    RefusalReason.UNKNOWN_APP: "No app here had this App Store id when it arrived.",
+    RefusalReason.AMBIGUOUS_APP: "More than one app here has this App Store id, so it counts "
+                                 "for none.",
+    RefusalReason.MALFORMED: "Not a postback as Apple sends them.",
+    RefusalReason.UNSUPPORTED_VERSION: "A SKAdNetwork version this service does not read.",
+    RefusalReason.DEVELOPMENT_KEY: "Signed with Apple's development key (a test postback): "
+                                   "counted only where SKAN_ACCEPT_DEVELOPMENT_POSTBACKS=1.",
+}
+
+
+FRAMEWORK_WORDS = {"skadnetwork": "SKAdNetwork", "adattributionkit": "AdAttributionKit"}
+
+
+@dataclass(frozen=True)
+class RefusedEntry:
+    received_at: datetime
+    framework: str  # as Apple spells it: SKAdNetwork, AdAttributionKit
+    reason: str  # a RefusalReason value
+    reason_words: str
+    detail: str
+    transaction_id: str
+
+
+@dataclass(frozen=True)
+class Refusals:
+    count: int
+    latest: list[RefusedEntry]
+
+
+def refusals_naming(*, app_store_id: str | None, start: date, end: date,
+                    limit: int = 20) -> Refusals:
+    """The refused postbacks that arrived on the UTC days `start`..`end` naming the App Store
+    id: how many, and the latest `limit`. A refusal belongs to no app (it was refused before
+    one was found, or because none was), so the App Store id it names is what ties it to one;
+    bodies that name none cannot be told apart per app (operators read them in the admin)."""
+    if not app_store_id:
+        return Refusals(count=0, latest=[])
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
+    rows = RefusedPostback.objects.filter(app_store_id=app_store_id, received_at__gte=since,
+                                          received_at__lt=until)
+    latest = rows.order_by("-received_at", "-id").values_list(
+        "received_at", "framework", "reason", "detail", "transaction_id")[:limit]
+    return Refusals(count=rows.count(), latest=[
+        RefusedEntry(received_at=received_at, framework=FRAMEWORK_WORDS.get(framework, framework),
+                     reason=reason,
+                     reason_words=REFUSAL_WORDS.get(reason, reason), detail=detail,
+                     transaction_id=transaction_id)
+        for received_at, framework, reason, detail, transaction_id in latest])

@@ -51,6 +51,12 @@ IOS_FINGERPRINTING_POLICIES = (IOS_FINGERPRINTING_WITH_CONSENT, IOS_FINGERPRINTI
 ATT_AUTHORIZED = "authorized"
 FINGERPRINT_SKIPPED = "fingerprint skipped: tracking not authorized"
 ADDRESS_NEVER_COMPARED = "the install's address is never compared"
+# A tier's outcome when it found clicks but a fraud rule refused every one of them: written by
+# the fraud gate (tracking/fraud_gate.py) over the outcome the eligible clicks alone gave, which
+# would say the tier found nothing.
+REFERRER_CLICK_REFUSED = "named click refused by a fraud rule"
+DEVICE_CLICKS_REFUSED = "every click of this device refused by a fraud rule"
+NETWORK_CLICKS_REFUSED = "every click from this network refused by a fraud rule"
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,20 @@ event link) are in tracking/sql.py.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Case, Count, Q, QuerySet, Sum, When
+from django.db.models.fields.json import KT
 
-from tracking.attribution import usable_device_id
-from tracking.models import CampaignName, Event, Install
+from fraud.rules import engagement_counts
+from fraud.verdict import CLEAN
+from tracking.attribution import WINDOW, usable_device_id
+from tracking.models import CampaignName, ClickArchive, Event, Install
+from tracking.sql import MAX_DEVICE_CANDIDATES
+from tracking.trail_words import DeviceClicks
 
 DEVICE_ID_LENGTH = Install._meta.get_field("device_id").max_length
 
@@ -61,6 +67,12 @@ def installs_for_app(*, app_id: uuid.UUID, device_id: str | None = None) -> Quer
     return installs.prefetch_related("reengagements")
 
 
+def installs_of_device(*, app_id: uuid.UUID, device_id: str, limit: int) -> list[Install]:
+    """The console's device search: the API's filter, with the refused claim of each."""
+    return list(installs_for_app(app_id=app_id, device_id=device_id)
+                .annotate(**REFUSED_CLAIM)[:limit])
+
+
 def install_for_organization(*, organization_id: uuid.UUID, install_id: uuid.UUID
                              ) -> Install | None:
     return (Install.objects.filter(id=install_id, app__organization_id=organization_id)
@@ -90,26 +102,63 @@ class InstallCursor:
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # What a list of installs shows; the trail and the raw request stay in the database until an
-# install's own page asks for them.
+# install's own page asks for them, but for the claim the fraud rules refused (a blocked
+# install is stored organic: tracking/fraud_gate.py).
 _LIST_COLUMNS = ("id", "app_id", "device_id", "platform", "installed_at", "match_type",
-                 "confidence", "is_organic", "media_source", "campaign_id")
+                 "confidence", "is_organic", "media_source", "campaign_id", "fraud_status",
+                 "fraud_reasons")
+# Read only for installs the rules touched: a CASE leaves a clean install's trail unread.
+REFUSED_CLAIM = {f"refused_{key}": Case(When(~Q(fraud_status=CLEAN),
+                                              then=KT(f"decision__fraud__refused__{key}")))
+                 for key in ("media_source", "campaign_id")}
+# How many installs one page with a fraud-status filter looks through: no index has the
+# status, and a status no install has must not read the app's every install to say so.
+FILTER_SCAN = 5_000
 
 
-def installs_page(*, app_id: uuid.UUID, after: InstallCursor | None = None, limit: int = 50
-                  ) -> tuple[list[Install], InstallCursor | None]:
+@dataclass(frozen=True)
+class InstallsPage:
+    installs: list[Install]
+    next_cursor: InstallCursor | None  # None on the last page
+    # With a filter, when the page ends before `limit` matches: the oldest install looked at
+    # (the next page goes on from it); None when the page is full or the app has no more.
+    searched_to: datetime | None = None
+
+
+def installs_page(*, app_id: uuid.UUID, after: InstallCursor | None = None, limit: int = 50,
+                  fraud_statuses: Iterable[str] | None = None) -> InstallsPage:
     """The app's installs newest first, those after `after` (the previous page's last), and the
-    cursor of the next page (None on the last page). Keyset paging on install_app_time_idx:
-    each page reads `limit + 1` rows wherever it is, and nothing counts the table."""
+    cursor of the next page. Keyset paging on install_app_time_idx: each page reads `limit + 1`
+    rows wherever it is, and nothing counts the table. With `fraud_statuses`, only installs of
+    those statuses, among at most FILTER_SCAN installs a page (their id, time and status)."""
     installs = Install.objects.filter(app_id=app_id)
     if after is not None:
         # The `lte` bound gives the index a range to scan; the OR breaks ties on the id.
         installs = installs.filter(installed_at__lte=after.installed_at).filter(
             Q(installed_at__lt=after.installed_at) | Q(id__lt=after.id))
-    rows = list(installs.order_by("-installed_at", "-id").only(*_LIST_COLUMNS)[:limit + 1])
+    installs = installs.order_by("-installed_at", "-id")
+    if fraud_statuses is not None:
+        return _filtered_page(installs, frozenset(fraud_statuses), limit)
+    rows = list(installs.only(*_LIST_COLUMNS).annotate(**REFUSED_CLAIM)[:limit + 1])
     if len(rows) <= limit:
-        return rows, None
+        return InstallsPage(rows, None)
     last = rows[limit - 1]
-    return rows[:limit], InstallCursor(last.installed_at, last.id)
+    return InstallsPage(rows[:limit], InstallCursor(last.installed_at, last.id))
+
+
+def _filtered_page(installs: QuerySet[Install], statuses: frozenset[str],
+                   limit: int) -> InstallsPage:
+    looked_at = list(installs.values_list("id", "installed_at", "fraud_status")[:FILTER_SCAN])
+    matching = [(install_id, at) for install_id, at, status in looked_at if status in statuses]
+    shown = [install_id for install_id, _ in matching[:limit]]
+    rows = list(Install.objects.filter(id__in=shown).order_by("-installed_at", "-id")
+                .only(*_LIST_COLUMNS).annotate(**REFUSED_CLAIM))
+    if len(matching) > limit:
+        return InstallsPage(rows, InstallCursor(matching[limit - 1][1], matching[limit - 1][0]))
+    if len(looked_at) < FILTER_SCAN:
+        return InstallsPage(rows, None)
+    last_id, last_at, _ = looked_at[-1]
+    return InstallsPage(rows, InstallCursor(last_at, last_id), searched_to=last_at)
 
 
 @dataclass(frozen=True)
@@ -152,3 +201,43 @@ def install_device(*, install_id: uuid.UUID) -> InstallDevice | None:
         "platform", "device_id", "os_version", "sdk_version", "device_model", "language", "ip",
         "user_agent").first()
     return InstallDevice(**row) if row else None
+
+
+# The most of one device's clicks an install's page counts (a flood may send millions).
+DEVICE_CLICKS_COUNTED = 10_000
+
+
+@dataclass(frozen=True)
+class _CountedClick:
+    """What fraud.rules.engagement_counts reads of a click."""
+
+    id: uuid.UUID
+    clicked_at: datetime
+    media_source: str
+    advertising_id: str
+    fingerprint: str = ""
+
+
+def device_clicks_of_window(*, app_id: uuid.UUID, device_id: str | None, installed_at: datetime,
+                            clicks_listed: int) -> DeviceClicks | None:
+    """The install's device's clicks of its window in the click archive, and per click the
+    most clicks of the device for its source in an hour holding it (the too_many_engagements
+    count, fraud.rules), for an install page. The decision reads only a device's
+    MAX_DEVICE_CANDIDATES latest clicks (tracking/sql.py), so a trail naming that many clicks
+    may have seen part of a flood: only then is it counted, here, off the hot path. None
+    otherwise (nothing is read). The archive is read, not the hot store, which drops clicks
+    a week after they were made: through its (app, clicked_at) index over the install's
+    window, at most DEVICE_CLICKS_COUNTED of the device's clicks."""
+    device_id = usable_device_id(device_id)
+    if device_id is None or clicks_listed < MAX_DEVICE_CANDIDATES:
+        return None
+    rows = list(ClickArchive.objects.filter(
+        app_id=app_id, advertising_id=device_id, clicked_at__gte=installed_at - WINDOW,
+        clicked_at__lte=installed_at).order_by("-clicked_at")
+        .values_list("id", "clicked_at", "media_source")[:DEVICE_CLICKS_COUNTED + 1])
+    complete = len(rows) <= DEVICE_CLICKS_COUNTED
+    clicks = [_CountedClick(click_id, clicked_at, source or "", device_id)
+              for click_id, clicked_at, source in rows[:DEVICE_CLICKS_COUNTED]]
+    counts = engagement_counts(clicks)
+    return DeviceClicks(total=len(clicks), complete=complete, read=MAX_DEVICE_CANDIDATES,
+                        bursts={str(click_id): n for click_id, n in counts.items()})

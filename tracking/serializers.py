@@ -142,6 +142,19 @@ def _validated(data: dict, fast_check, serializer_class) -> dict:
     return payload.validated_data
 
 
+def install_platform_problem(*, platform: str, app_platform: str) -> str | None:
+    """Why an install reported on `platform` cannot be an install of an `app_platform` app.
+
+    An app is registered for one platform (a web app's only one is web), and its SDK runs
+    there only: an Android app's install that says ios is a key pasted into the wrong build,
+    and taking it would put iOS's attribution rules (ATT, no Play referrer) on an Android
+    install and split the app's reports by a platform it does not have.
+    """
+    if platform == app_platform:
+        return None
+    return f"Must be {app_platform}: this app's platform is {app_platform}."
+
+
 def install_input(data: dict) -> dict:
     """The validated install, with `consent` (a consent.Consent, or None when not sent)."""
     validated = dict(_validated(data, _install_input_fast, InstallInput))

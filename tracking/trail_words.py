@@ -16,20 +16,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from fraud.verdict import CLEAN
+from fraud.verdict import BLOCKED, CLEAN, FLAGGED, TOO_MANY_ENGAGEMENTS
 from fraud.words import STATUS_WORDS
 from tracking import fingerprint
 from tracking.attribution import (
     ADDRESS_NEVER_COMPARED,
+    DEVICE_CLICKS_REFUSED,
     DEVICE_ID,
     FINGERPRINT,
     FINGERPRINT_SKIPPED,
     INSTALL_REFERRER,
     MAX_TRAIL_CANDIDATES,
+    NETWORK_CLICKS_REFUSED,
     ORGANIC,
     PLATFORM_NAMES,
     PLATFORM_READ,
     PLATFORM_REFERRER,
+    REFERRER_CLICK_REFUSED,
     VIEW_THROUGH,
 )
 from tracking.reattribution import GOOGLE_ADS
@@ -70,7 +73,16 @@ ORGANIC_CLAUSES = {
     (FINGERPRINT, ADDRESS_NEVER_COMPARED):
         "fingerprint: the install's loopback, private or carrier-NAT address is never compared",
     (FINGERPRINT, FINGERPRINT_SKIPPED): FINGERPRINT_SKIPPED,
+    (INSTALL_REFERRER, REFERRER_CLICK_REFUSED): "the referrer's click was refused by a fraud rule",
+    (DEVICE_ID, DEVICE_CLICKS_REFUSED): "this device's clicks were refused by fraud rules",
+    (FINGERPRINT, NETWORK_CLICKS_REFUSED):
+        "fingerprint: this network's clicks were refused by fraud rules",
 }
+# Which clicks a tier looks at, as a refusal names them ("found 3 clicks with this device id").
+TIER_CLICKS = {INSTALL_REFERRER: "that the install referrer named",
+               DEVICE_ID: "with this device id", FINGERPRINT: "from this install's network"}
+FRAUD_METHOD = "fraud"  # the tier the fraud gate gives the clicks it refused
+NOT_ELIGIBLE = "not eligible: "
 # Why an iOS install was not tracking-authorized, by the App Tracking Transparency status the
 # SDK sent (None: it sent none, and no IDFA either).
 ATT_WORDS = {
@@ -107,6 +119,18 @@ class LostClick:
 
 
 @dataclass(frozen=True)
+class DeviceClicks:
+    """The install's device's clicks of its window as the click records hold them, counted
+    when its page is read (tracking.selectors.device_clicks_of_window): the decision reads
+    only a device's `read` latest clicks, so a flood's size is counted here instead."""
+
+    total: int  # the device's clicks in the window (at least this many when not `complete`)
+    complete: bool
+    read: int  # how many of a device's latest clicks the decision reads
+    bursts: Mapping[str, int]  # click id -> its device's clicks for its source in the hour
+
+
+@dataclass(frozen=True)
 class TrailWords:
     summary: str
     steps: tuple[Step, ...]
@@ -115,38 +139,113 @@ class TrailWords:
     window: str  # "" when the trail does not say
     capped: bool  # the trail keeps only the first MAX_TRAIL_CANDIDATES losing clicks
     fraud: tuple[str, ...] = ()  # the fraud rules' verdict and each reason (docs/fraud.md)
+    counts: tuple[str, ...] = ()  # how many clicks there were where the lists show fewer
 
 
-def trail_in_words(decision: Mapping | None, *, installed_at: datetime) -> TrailWords:
-    """The stored trail read aloud; `installed_at` decides which times need their date."""
+def trail_in_words(decision: Mapping | None, *, installed_at: datetime,
+                   device_clicks: DeviceClicks | None = None) -> TrailWords:
+    """The stored trail read aloud; `installed_at` decides which times need their date;
+    `device_clicks`, when counted, gives the true size of a burst the decision saw part of."""
     if not decision:
         return TrailWords(NO_TRAIL, (), (), (), "", False)
     day = _utc(installed_at).date()
-    losers = [c for c in decision.get("candidates") or () if isinstance(c, Mapping)]
+    bursts = device_clicks.bursts if device_clicks is not None else {}
+    losers = [_recounted(c, bursts) for c in decision.get("candidates") or ()
+              if isinstance(c, Mapping)]
     return TrailWords(
         summary=_summary(decision, losers, day),
         steps=tuple(_steps(decision, losers, day)),
         evidence=tuple(_evidence(decision)),
         lost=tuple(_lost(c, day) for c in _first_loss_of_each_click(losers)),
         window=_window(decision.get("window_start")),
-        capped=len(losers) >= MAX_TRAIL_CANDIDATES,
-        fraud=tuple(_fraud(decision.get("fraud"), day)),
+        capped=sum(c.get("method") != FRAUD_METHOD for c in losers) >= MAX_TRAIL_CANDIDATES,
+        fraud=tuple(_fraud(decision, day, bursts)),
+        counts=tuple(_counts(decision, losers, device_clicks)),
     )
 
 
-def _fraud(fraud: object, day: date) -> list[str]:
+def clicks_listed(decision: Mapping | None) -> int:
+    """How many clicks the trail names (the winner and the losers, each once): from the
+    most a device's lookup returns up, the page counts the device's clicks again."""
+    if not decision:
+        return 0
+    ids = {c.get("click_id") for c in decision.get("candidates") or () if isinstance(c, Mapping)}
+    click = decision.get("click")
+    if isinstance(click, Mapping):
+        ids.add(click.get("click_id"))
+    return len(ids - {None})
+
+
+def _fraud(decision: Mapping, day: date, bursts: Mapping[str, int]) -> list[str]:
     """The verdict, then each reason as the rules worded it when they decided (with the
     thresholds of that moment), then whose claim was refused. Nothing for a trail from
     before the fraud rules, or a clean one."""
+    fraud = decision.get("fraud")
     if not isinstance(fraud, Mapping) or fraud.get("status") in (None, CLEAN):
         return []
     lines = [STATUS_WORDS.get(fraud["status"], str(fraud["status"]))]
+    judged = _judged_click(decision)
     for reason in fraud.get("reasons") or ():
         if isinstance(reason, Mapping):
-            lines.append(_capital(str(reason.get("words") or reason.get("reason", ""))) + ".")
+            lines.append(_capital(_reason_words(reason, judged, bursts)) + ".")
     refused = fraud.get("refused")
     if isinstance(refused, Mapping):
         lines.append(f"Refused: the claim of {_click_phrase(refused, day)}.")
+    return lines
+
+
+def _judged_click(decision: Mapping) -> str | None:
+    """The click the verdict's click reasons are about: the refused claim, else the winner."""
+    fraud = decision.get("fraud") if isinstance(decision.get("fraud"), Mapping) else {}
+    for click in (fraud.get("refused"), decision.get("click")):
+        if isinstance(click, Mapping):
+            return click.get("click_id")
+    return None
+
+
+def _reason_words(reason: Mapping, click_id: str | None, bursts: Mapping[str, int]) -> str:
+    """A reason as the rules worded it; a burst counted again from the click records, when
+    the decision saw only part of it, with its true size."""
+    words = str(reason.get("words") or reason.get("reason", ""))
+    if reason.get("reason") != TOO_MANY_ENGAGEMENTS or click_id not in bursts:
+        return words
+    return _burst_words(bursts[click_id], reason.get("value"), words)
+
+
+def _recounted(click: Mapping, bursts: Mapping[str, int]) -> Mapping:
+    """A click refused as one of too many of its device's, with its burst's true size when
+    the click records were counted again."""
+    if (click.get("method") != FRAUD_METHOD or click.get("reason") != TOO_MANY_ENGAGEMENTS
+            or click.get("click_id") not in bursts):
+        return click
+    words = str(click.get("lost_because", "")).removeprefix(NOT_ELIGIBLE)
+    return {**click, "lost_because": NOT_ELIGIBLE + _burst_words(
+        bursts[click["click_id"]], click.get("value"), words)}
+
+
+def _burst_words(true_count: int, seen, words: str) -> str:
+    if not isinstance(seen, int) or true_count <= seen:
+        return words
+    return (f"{true_count} clicks from this device for this source within an hour in the "
+            f"click records (the decision read {seen} of them)")
+
+
+def _counts(decision: Mapping, losers: list[Mapping], device_clicks: DeviceClicks | None
+            ) -> list[str]:
+    """Where a list shows fewer clicks than there were, how many there were."""
+    lines = []
+    if device_clicks is not None and device_clicks.total > device_clicks.read:
+        total = (f"{device_clicks.total}" if device_clicks.complete
+                 else f"more than {device_clicks.total}")
+        lines.append(f"This device has {total} clicks in the window in the click records; the "
+                     f"decision read its {device_clicks.read} most recent, as it reads every "
+                     "device's, and those are the ones shown.")
+    fraud = decision.get("fraud") if isinstance(decision.get("fraud"), Mapping) else {}
+    refused = fraud.get("refused_clicks")
+    listed = len({c.get("click_id") for c in losers if c.get("method") == FRAUD_METHOD})
+    if isinstance(refused, int) and refused > listed:
+        lines.append(f"Fraud rules refused {refused} of the clicks read; the trail lists "
+                     f"{listed} of them.")
     return lines
 
 
@@ -176,6 +275,64 @@ def _first_loss_of_each_click(losers: list[Mapping]) -> list[Mapping]:
 # --- The result -----------------------------------------------------------------------------
 
 def _summary(decision: Mapping, losers: list[Mapping], day: date) -> str:
+    """The result, and for an install the fraud rules touched what they did to it: which
+    claim they refused and why, and what happened instead."""
+    result = _result(decision, losers, day)
+    fraud = decision.get("fraud")
+    if not isinstance(fraud, Mapping) or fraud.get("status") not in (BLOCKED, FLAGGED):
+        return result
+    refused = fraud.get("refused") if isinstance(fraud.get("refused"), Mapping) else None
+    entry = _refused_entry(losers, refused.get("click_id")) if refused else None
+    if fraud["status"] == BLOCKED:
+        if entry is not None:
+            return (f"Blocked: {_found_and_refused(refused, entry, day)}; no other click "
+                    "qualified, so the install was credited to no one (answered organic).")
+        return f"Blocked: {_install_reasons(fraud)}; {_not_credited(fraud, refused, day)}"
+    if entry is not None:
+        return (f"{result} Credited and flagged: {_found_and_refused(refused, entry, day)}, and "
+                "the click above was credited instead.")
+    flagged = "Flagged" if decision.get("method") == ORGANIC else "Credited and flagged"
+    return f"{result} {flagged}: {_install_reasons(fraud)}."
+
+
+def _refused_entry(losers: list[Mapping], click_id) -> Mapping | None:
+    """The refused click's entry among the losers (its reason in words), if listed."""
+    return next((c for c in losers if c.get("method") == FRAUD_METHOD
+                 and c.get("click_id") == click_id), None)
+
+
+def _found_and_refused(click: Mapping, entry: Mapping, day: date) -> str:
+    """'found the click of 02:19 from hijacker / summer with this device id and refused it
+    (click 3 s before install: below the 10 s floor (install hijacking))'"""
+    tier = TIER_CLICKS.get(click.get("method"))
+    return (f"found {_click_phrase(click, day)}{' ' + tier if tier else ''} and refused it "
+            f"({_refusal(entry)})")
+
+
+def _refusal(entry: Mapping) -> str:
+    return str(entry.get("lost_because", "")).removeprefix(NOT_ELIGIBLE)
+
+
+def _install_reasons(fraud: Mapping) -> str:
+    words = [str(r.get("words") or r.get("reason", "")) for r in fraud.get("reasons") or ()
+             if isinstance(r, Mapping)]
+    return "; ".join(words) or "a fraud rule matched"
+
+
+def _not_credited(fraud: Mapping, refused: Mapping | None, day: date) -> str:
+    """What an install rule's block took away: the match the waterfall had found."""
+    if refused is not None:
+        tier = BY_TIER.get(refused.get("method"), "")
+        return (f"its match{' by ' + tier if tier else ''} with {_click_phrase(refused, day)} "
+                "was not credited: the install was credited to no one (answered organic).")
+    match = fraud.get("blocked_match")
+    if isinstance(match, Mapping) and match.get("media_source"):
+        return (f"its match with {_source(match)} was not credited: the install was credited "
+                "to no one (answered organic).")
+    return "the install was credited to no one (answered organic)."
+
+
+def _result(decision: Mapping, losers: list[Mapping], day: date) -> str:
     method = decision.get("method")
     click = decision.get("click")
     if method == ORGANIC:
@@ -282,6 +439,35 @@ def _steps(decision: Mapping, losers: list[Mapping], day: date) -> list[Step]:
 
 
 def _step_sentence(step: Mapping, decision: Mapping, losers: list[Mapping], day: date) -> str:
+    """What the tier found; clicks of the tier a fraud rule refused are said with it, so no
+    step reads as if the tier had found nothing when it found a click and refused it."""
+    refused = step.get("refused") if isinstance(step.get("refused"), Mapping) else {}
+    count = refused.get("clicks") if isinstance(refused.get("clicks"), int) else 0
+    tier = TIER_CLICKS.get(step.get("method"), "")
+    latest = _refused_entry(losers, refused.get("latest_click_id")) if count else None
+    if step.get("outcome") in (REFERRER_CLICK_REFUSED, DEVICE_CLICKS_REFUSED,
+                               NETWORK_CLICKS_REFUSED):
+        if count <= 1 and latest is not None:
+            return _capital(_found_and_refused({**latest, "method": step.get("method")},
+                                               latest, day)) + "."
+        if latest is not None:
+            return (f"Found {_clicks(count)} {tier}, and fraud rules refused every one; the "
+                    f"latest, {_of_time_from(latest, day)}: {_refusal(latest)}.")
+        return f"Found {_clicks(count)} {tier}, and fraud rules refused every one."
+    sentence = _plain_step_sentence(step, decision, losers, day)
+    if not count:
+        return sentence
+    if latest is None:
+        return f"{sentence} Also found: {_clicks(count)} {tier} that fraud rules refused."
+    which = (_click_phrase(latest, day) if count == 1
+             else f"the latest, {_of_time_from(latest, day)}")
+    return (f"{sentence} Also found: {_clicks(count)} {tier} that "
+            f"{'a fraud rule' if count == 1 else 'fraud rules'} refused ({which}: "
+            f"{_refusal(latest)}).")
+
+
+def _plain_step_sentence(step: Mapping, decision: Mapping, losers: list[Mapping],
+                         day: date) -> str:
     method, outcome = step.get("method"), str(step.get("outcome", ""))
     if (method, outcome) in STEP_SENTENCES:
         return STEP_SENTENCES[(method, outcome)]
@@ -392,7 +578,11 @@ def _lost(click: Mapping, day: date) -> LostClick:
 # --- Words for values -----------------------------------------------------------------------
 
 def _click_phrase(click: Mapping, day: date) -> str:
-    return f"the click of {_time(click.get('clicked_at'), day)} from {_source(click)}"
+    return f"the click {_of_time_from(click, day)}"
+
+
+def _of_time_from(click: Mapping, day: date) -> str:
+    return f"of {_time(click.get('clicked_at'), day)} from {_source(click)}"
 
 
 def _source(click: Mapping) -> str:

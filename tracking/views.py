@@ -22,7 +22,7 @@ from apps_registry.authentication import require_app
 from apps_registry.scoping import OrganizationScopedView
 from apps_registry.sdk import SdkView, WithSdkPost, json_object
 from attribution_site.api.client_ip import request_client_ip
-from attribution_site.api.exceptions import NotFound
+from attribution_site.api.exceptions import NotFound, ValidationFailed
 from attribution_site.api.pagination import limit_from_query
 from consent import selectors as consent_selectors
 from consent.consent_data import public as consent_public
@@ -42,6 +42,7 @@ from tracking.serializers import (
     event_batch_input,
     install_answer,
     install_input,
+    install_platform_problem,
 )
 from tracking.useragent import device_info
 
@@ -110,6 +111,7 @@ class InstallReportView(SdkView):
     def post(self, request):
         data = install_input(json_object(request.data))
         require_app(request.user, data["app_id"])
+        _require_app_platform(data["app_id"], data["platform"])
         outcome = services.install_record(
             data=services.InstallReport(
                 app_id=data["app_id"], platform=data["platform"],
@@ -130,6 +132,16 @@ class InstallReportView(SdkView):
             now=timezone.now())
         return Response(install_answer(outcome), status=status.HTTP_201_CREATED
                         if outcome.created else status.HTTP_200_OK)
+
+
+def _require_app_platform(app_id, platform: str) -> None:
+    app = app_selectors.app_target(app_id=app_id)  # this process's copy: no query per install
+    problem = install_platform_problem(platform=platform, app_platform=app.platform) \
+        if app is not None else None
+    if problem is not None:
+        raise ValidationFailed(
+            f"The install says platform {platform}, but this app's platform is {app.platform}.",
+            {"platform": [problem]})
 
 
 def _meta_install_referrer(value: dict | None) -> MetaInstallReferrer | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from analytics import touch_credit
+from analytics import counting, touch_credit
 from analytics.models import SourceType
 from tracking import attribution
 from tracking.reporting.rollup_rows import (
@@ -41,8 +41,6 @@ ZERO = Decimal(0)
 # Plain strings, not the enum: keys are compared with the values read back from the tables.
 PAID, ORGANIC, NO_INSTALL = (SourceType.PAID.value, SourceType.ORGANIC.value,
                              SourceType.NO_INSTALL.value)
-# Fraud statuses counted apart under their own source type, never as paid or organic.
-APART = frozenset({SourceType.BLOCKED.value, SourceType.POST_ATTRIBUTION.value})
 
 Weights = dict[uuid.UUID, list[tuple[str, str, tuple[Decimal, ...]]]]
 
@@ -114,7 +112,8 @@ def install_figures(installs: Iterable[InstallRow], *, touches: dict[uuid.UUID, 
     figures = InstallFigures()
     for install in installs:
         day = install.installed_at.date()
-        if install.fraud_status in APART:
+        if not counting.counted(install.fraud_status):
+            # Counted apart, under a source type named as the status (never paid or organic).
             figures.installs[(install.app_id, day, install.fraud_status,
                               install.media_source or install.refused_media_source or "",
                               install.campaign_id or install.refused_campaign_id or "")] += 1
@@ -153,8 +152,10 @@ def revenue_figures(rows: Iterable[RevenueEventRow], *, weights: Weights) -> Rev
     last-touch would."""
     figures = RevenueFigures()
     for row in rows:
-        if row.fraud_status in APART:
-            key = (row.fraud_status, row.media_source or "", row.campaign_id or "")
+        status = counting.event_status(is_blocked=row.is_blocked,
+                                       install_status=row.install_fraud_status)
+        if not counting.counted(status):
+            key = (status, row.media_source or "", row.campaign_id or "")
         elif row.install_id is None:
             key = (NO_INSTALL, "", "")
         elif row.is_organic:
@@ -182,9 +183,12 @@ def revenue_figures(rows: Iterable[RevenueEventRow], *, weights: Weights) -> Rev
 def retention_increments(activity: Iterable[Activity],
                          already_active: set[tuple[uuid.UUID, date]]) -> Counter:
     """(app, day, install day, age) -> installs that became active on the day, leaving out
-    those already counted active on it."""
+    those already counted active on it and those that do not count (counting.py): a cohort is
+    the installs the reports count."""
     figures: Counter = Counter()
     for item in activity:
+        if not counting.counted(item.install_fraud_status):
+            continue
         if (item.install_id, item.day) not in already_active:
             figures[(item.app_id, item.day, item.cohort, (item.day - item.cohort).days)] += 1
     return figures

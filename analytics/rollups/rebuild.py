@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from analytics import counting
 from analytics.models import RollupDirtyDay, RollupKind
 from analytics.rollups.arrivals import touchpoint_weights
 from analytics.rollups.figures import (
@@ -59,7 +60,8 @@ def rebuild_event_day(*, app_id: uuid.UUID, day: date, seen: Watermark) -> None:
     revenue = revenue_figures(rows, weights=touchpoint_weights(paid))
     retention = {(app_id, day, cohort, (day - cohort).days): active
                  for cohort, active in rollup_rows.active_installs_by_cohort_day(
-                     scope, max_age_days=RETENTION_MAX_AGE)}
+                     scope, max_age_days=RETENTION_MAX_AGE,
+                     statuses_left_out=counting.NOT_COUNTED)}
     replace_event_day(app_id=app_id, day=day, figures=revenue, retention=retention)
 
 

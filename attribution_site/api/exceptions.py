@@ -123,6 +123,15 @@ class PoolExhausted(ServiceUnavailable):
     retry_after = 1
 
 
+class CredentialsRefused(drf.AuthenticationFailed):
+    """An authentication class's refusal, answered as `Unauthorized(message, details)`. A DRF
+    exception because DRF's request handles only its own from an authentication class."""
+
+    def __init__(self, message: str, details: dict[str, Any]):
+        super().__init__(message)
+        self.details = details
+
+
 def api_error(exc: Exception, *, where: str = "view") -> ApiError:
     """The error `exc` stands for. Anything unexpected is logged with its traceback, which
     stays here: the client gets INTERNAL_ERROR and nothing else."""
@@ -147,6 +156,8 @@ def _api_error(exc: Exception) -> ApiError:
     if isinstance(exc, drf.UnsupportedMediaType):
         return ValidationFailed(str(exc.detail),
                                 {"content_type": ["Send the body as application/json."]})
+    if isinstance(exc, CredentialsRefused):
+        return Unauthorized(str(exc.detail), exc.details)
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
         return Unauthorized(_plain(exc.detail))
     if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
@@ -194,13 +205,23 @@ def _messages(value: Any) -> list[str]:
         flat: list[str] = []
         for item in value:
             if isinstance(item, dict):
-                flat.extend(f"{k}: {m}" for k, v in item.items() for m in _messages(v))
+                flat.extend(_prefixed(item))
             else:
                 flat.extend(_messages(item))
         return flat
     if isinstance(value, dict):
-        return [f"{k}: {m}" for k, v in value.items() for m in _messages(v)]
+        return _prefixed(value)
     return [str(value)]
+
+
+def _prefixed(detail: dict) -> list[str]:
+    """Nested messages, each after the field it is about; an object's own message (DRF's
+    `non_field_errors`, a name no client sent) after nothing."""
+    return [m if k == NON_FIELD_ERRORS else f"{k}: {m}"
+            for k, v in detail.items() for m in _messages(v)]
+
+
+NON_FIELD_ERRORS = "non_field_errors"
 
 
 def _validation_message(details: dict[str, list[str]]) -> str:

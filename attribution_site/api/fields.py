@@ -53,12 +53,15 @@ class HttpUrlField(StrictCharField):
 class StrictSerializer(serializers.Serializer):
     """Refuses keys it does not declare, so a typo is a 400 rather than a silent no-op."""
 
-    default_error_messages = {"not_an_object": "The body must be a JSON object."}
+    # DRF's own says "Invalid data. Expected a dictionary, but got int.": Python's words. A
+    # nested one (a row of a list) is not the body.
+    default_error_messages = {"not_an_object": "The body must be a JSON object.",
+                              "invalid": "Must be a JSON object."}
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):
-            raise serializers.ValidationError(
-                {"non_field_errors": ["The body must be a JSON object."]})
+            raise serializers.ValidationError({"non_field_errors": [
+                self.error_messages["not_an_object" if self.parent is None else "invalid"]]})
         unknown = sorted(set(data) - set(self.fields))
         errors = {}
         if unknown:
@@ -113,9 +116,12 @@ class StrictIntegerField(serializers.IntegerField):
 class StrictListField(serializers.ListField):
     """A JSON array (DRF would also accept a form-style QueryDict or a mapping)."""
 
+    # DRF's own says 'Expected a list of items but got type "dict".': Python's type names.
+    default_error_messages = {"not_a_list": "Must be a JSON array."}
+
     def to_internal_value(self, data):
         if not isinstance(data, list):
-            self.fail("not_a_list", input_type=type(data).__name__)
+            self.fail("not_a_list")
         return super().to_internal_value(data)
 
 

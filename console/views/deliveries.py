@@ -252,7 +252,7 @@ class ConfigLogPage(ReportReads, KindPage):
         filters = {"state": list(query.states)} if query.states else {}
         cursor = log_cursor(page.next_position)
         return render(request, "console/deliveries/log.html", self.context(**{
-            **context, "entries": page.entries, "chosen_states": query.states,
+            **context, "entries": _named(page.entries), "chosen_states": query.states,
             "first_page": query.before is None,
             "older": urlencode({**filters, "cursor": cursor}, doseq=True) if cursor else None,
             "newest": urlencode(filters, doseq=True),
@@ -260,6 +260,17 @@ class ConfigLogPage(ReportReads, KindPage):
             "failed_ids": list(dict.fromkeys(
                 str(entry.delivery_id) for entry in page.entries
                 if entry.delivery.state == State.FAILED))}))
+
+
+def _named(entries: list) -> list:
+    """The entries, each with the install and the event it carries as the API's log names
+    them (`payloads.log_subject`): `subject_install_id`, `subject_event_id`."""
+    for entry in entries:
+        delivery = entry.delivery
+        entry.subject_install_id, entry.subject_event_id = payloads.log_subject(
+            event_type=delivery.event_type, source_id=delivery.source_id,
+            install_id=delivery.install_id, is_test=delivery.is_test)
+    return entries
 
 
 class RedeliverPage(KindPage):
@@ -319,7 +330,7 @@ class PlatformLogPage(ReportReads, AppPage):
         filters = {"state": list(query.states)} if query.states else {}
         cursor = log_cursor(page.next_position)
         return render(request, "console/deliveries/platform_log.html", self.context(**{
-            **context, "entries": page.entries, "chosen_states": query.states,
+            **context, "entries": _named(page.entries), "chosen_states": query.states,
             "first_page": query.before is None,
             "older": urlencode({**filters, "cursor": cursor}, doseq=True) if cursor else None,
             "newest": urlencode(filters, doseq=True)}))

@@ -8,7 +8,10 @@ from __future__ import annotations
 from analytics import fraud_report
 from console import tables
 from console.views.reports import ReportPage
+from fraud import selectors as fraud_selectors
+from fraud import verdict
 from fraud.flood import BUCKETS
+from fraud.words import REASON_NAMES, SIGNATURE_WORDS
 
 STATUS_LABELS = {"flagged": "Flagged", "blocked": "Blocked",
                  "post_attribution": "Post-attribution"}
@@ -42,8 +45,32 @@ class FraudPage(ReportPage):
             "campaigns": [_row(row) for row in report.campaigns],
             "flags": [{"source": f.media_source, "day": f.day.isoformat(), "mode": f.mode,
                        "why": f.stats.get("explanation", "")} for f in report.flags],
-            "refused": sorted(report.refused_requests.items()),
+            "refused": [(SIGNATURE_WORDS.get(reason, reason), tables.count(n))
+                        for reason, n in sorted(report.refused_requests.items())],
+            "signing_enforced": fraud_selectors.settings_of(self.app.id).signing_mode
+            == verdict.SIGNING_ENFORCE,
+            "reasons": _by_reason(totals),
+            "clicks_out": _clicks_by_reason(totals),
             "empty": not (totals.total_installs or refused or report.flags)}
+
+
+def _by_reason(totals) -> list[dict]:
+    """The installs of each reason code by status (an install with two reasons counts under
+    each), in the order the rules are listed."""
+    found = {reason for _, reason in totals.by_reason}
+    order = [r for r in verdict.REASONS if r in found] + sorted(found - set(verdict.REASONS))
+    return [{"name": REASON_NAMES.get(reason, reason).capitalize(), "code": reason,
+             **{status: tables.count(totals.by_reason[(status, reason)])
+                for status in STATUS_LABELS}} for reason in order]
+
+
+def _clicks_by_reason(totals) -> list[dict]:
+    """Clicks kept out of attribution or counted, by rule and mode: a flooding source's
+    clicks after its block, and bots' clicks (blocked: never recorded; flagged: recorded)."""
+    return [{"name": REASON_NAMES.get(reason, reason).capitalize(), "code": reason,
+             "mode": "blocked" if mode == verdict.BLOCK else "flagged (recorded)",
+             "clicks": tables.count(n)}
+            for (reason, mode), n in sorted(totals.clicks_by_reason.items()) if n]
 
 
 def _row(row) -> dict:

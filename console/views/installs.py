@@ -1,10 +1,10 @@
 """The install explorer: one search box (an install id of this app opens that install, anything
 else is looked up as a device id, as `GET /api/v1/installs?device_id=` does), the app's latest
-installs a keyset page at a time, and one install's page with its result, its decision trail in
-plain words (tracking/trail_words.py), the clicks that lost, its re-engagements, and its events
-with the revenue they reported. Reads
-through the selectors the installs API uses, where reports read (the replica when there is
-one: docs/replica.md)."""
+installs a keyset page at a time with their fraud verdict and a filter by it, and one install's
+page with its result, its decision trail in plain words (tracking/trail_words.py, reading the
+trail the API's install detail answers as `decision`), the clicks that lost, its
+re-engagements, and its events with the revenue they reported. Reads through the selectors
+the installs API uses, where reports read (the replica when there is one: docs/replica.md)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,35 @@ from django.shortcuts import redirect, render
 from attribution_site.replica import ReportReads
 from consent import selectors as consent_selectors
 from console.pages import AppPage
+from fraud import verdict
+from fraud.words import verdict_brief
 from tracking import selectors
 from tracking.models import Install
-from tracking.trail_words import trail_in_words
+from tracking.trail_words import clicks_listed, trail_in_words
 
 PAGE_SIZE = 50
 EVENTS_SHOWN = 50
+# The list's filter by fraud status: its choices as the page offers them, and the statuses
+# each one keeps. "Any finding" is every status but clean.
+FRAUD_FILTERS = {
+    "": ("All installs", None),
+    "any": ("Any fraud finding", (verdict.FLAGGED, verdict.BLOCKED, verdict.POST_ATTRIBUTION)),
+    verdict.BLOCKED: ("Blocked", (verdict.BLOCKED,)),
+    verdict.FLAGGED: ("Flagged", (verdict.FLAGGED,)),
+    verdict.POST_ATTRIBUTION: ("Post-attribution", (verdict.POST_ATTRIBUTION,)),
+    verdict.CLEAN: ("Clean", (verdict.CLEAN,)),
+}
+
+
+def rows_of(installs) -> list[dict]:
+    """Each install with its verdict in words and, for a blocked one (stored organic), the
+    claim the fraud rules refused."""
+    return [{"install": install,
+             "fraud": verdict_brief(install.fraud_status, install.fraud_reasons),
+             "refused": " / ".join(part for part in (
+                 getattr(install, "refused_media_source", None),
+                 getattr(install, "refused_campaign_id", None)) if part)}
+            for install in installs]
 
 
 class InstallListPage(ReportReads, AppPage):
@@ -32,18 +55,25 @@ class InstallListPage(ReportReads, AppPage):
         query = request.GET.get("q", "").strip()
         if query:
             return self.search(request, query)
+        fraud = request.GET.get("fraud", "")
+        if fraud not in FRAUD_FILTERS:
+            fraud = ""  # an unknown filter shows every install, as a malformed cursor does
         after = selectors.InstallCursor.parse(request.GET.get("after"))
-        installs, next_cursor = selectors.installs_page(app_id=self.app.id, after=after,
-                                                        limit=PAGE_SIZE)
+        page = selectors.installs_page(app_id=self.app.id, after=after, limit=PAGE_SIZE,
+                                       fraud_statuses=FRAUD_FILTERS[fraud][1])
         return render(request, self.template, self.context(
-            installs=installs, next_cursor=next_cursor, paged=after is not None))
+            rows=rows_of(page.installs), next_cursor=page.next_cursor,
+            searched_to=page.searched_to, paged=after is not None, fraud=fraud,
+            fraud_label=FRAUD_FILTERS[fraud][0],
+            fraud_filters=[(value, label) for value, (label, _) in FRAUD_FILTERS.items()]))
 
     def search(self, request, query: str):
         install = self.install_by_id(query)
         if install is not None:
             return redirect("console:install-detail", app_id=self.app.id, install_id=install.id)
-        installs = selectors.installs_for_app(app_id=self.app.id, device_id=query)[:PAGE_SIZE]
-        return render(request, self.template, self.context(installs=list(installs),
+        installs = selectors.installs_of_device(app_id=self.app.id, device_id=query,
+                                                limit=PAGE_SIZE)
+        return render(request, self.template, self.context(rows=rows_of(installs),
                                                            query=query))
 
     def install_by_id(self, text: str) -> Install | None:
@@ -99,9 +129,14 @@ class InstallDetailPage(ReportReads, AppPage):
                                                      install_id=install_id)
         if install is None or install.app_id != self.app.id:
             raise Http404("Install not found.")
+        device_clicks = selectors.device_clicks_of_window(
+            app_id=install.app_id, device_id=install.device_id,
+            installed_at=install.installed_at, clicks_listed=clicks_listed(install.decision))
         return render(request, "console/installs/detail.html", self.context(
             install=install,
-            trail=trail_in_words(install.decision, installed_at=install.installed_at),
+            fraud=verdict_brief(install.fraud_status, install.fraud_reasons),
+            trail=trail_in_words(install.decision, installed_at=install.installed_at,
+                                 device_clicks=device_clicks),
             reengagements=sorted(install.reengagements.all(), key=lambda r: r.reengaged_at,
                                  reverse=True),
             events=selectors.events_of_install(install_id=install.id, limit=EVENTS_SHOWN),

@@ -30,6 +30,9 @@ MODEL_LABELS = {"last-touch": "Last touch", "first-touch": "First touch", "linea
 EXPORT_LABELS = {"installs": "Installs", "events": "Events", "revenue": "Revenue events",
                  "blocked_installs": "Blocked installs"}
 NOT_YET = "not yet"
+# Under the figures counted apart (analytics.counting; docs/metrics.md, "What counts").
+NOT_COUNTED = "Not in installs or revenue."
+NOT_IN_REVENUE = "Not in revenue."
 
 
 class ReportPage(ReportReads, AppPage, ABC):
@@ -101,9 +104,13 @@ class OverviewPage(ReportPage):
                  ("Revenue", tables.money(board.total_revenue.amount, currency), ""),
                  ("Cost", tables.money(cost, currency), ""),
                  ("Average CPI", tables.money(board.average_cpi, currency), coverage),
-                 ("ROAS", tables.percent(board.covered.roas), coverage)]
+                 ("ROAS", tables.percent(board.covered.roas), coverage),
+                 ("Blocked installs", tables.count(board.blocked_installs), NOT_COUNTED),
+                 ("Post-attribution installs", tables.count(board.post_attribution_installs),
+                  NOT_COUNTED)]
         empty = not (board.total_installs or board.total_clicks or board.total_revenue.known
-                     or board.total_revenue.unconverted)
+                     or board.total_revenue.unconverted or board.blocked_installs
+                     or board.post_attribution_installs)
         return {"tiles": tiles, "days": days, "chart": chart, "empty": empty,
                 "unconverted": tables.unconverted_by_currency([
                     ("Revenue", board.total_revenue.unconverted_list),
@@ -213,15 +220,20 @@ class RevenuePage(ReportPage):
 
     def report(self, *, period, currency):
         report = queries.revenue(period=period, currency=currency)
-        tiles = [("Revenue", tables.money(report.total_revenue.amount, currency)),
-                 ("Gross revenue", tables.money(report.gross_revenue.amount, currency)),
-                 ("Refunds", tables.money(report.refunds.amount, currency)),
-                 ("Revenue events", tables.count(report.revenue_events)),
-                 ("Installs", tables.count(report.installs)),
-                 ("ARPU", tables.money(report.arpu, currency)),
+        tiles = [("Revenue", tables.money(report.total_revenue.amount, currency), ""),
+                 ("Gross revenue", tables.money(report.gross_revenue.amount, currency), ""),
+                 ("Refunds", tables.money(report.refunds.amount, currency), ""),
+                 ("Revenue events", tables.count(report.revenue_events), ""),
+                 ("Installs", tables.count(report.installs), ""),
+                 ("ARPU", tables.money(report.arpu, currency), ""),
                  ("Lifetime revenue of these installs",
-                  tables.money(report.cohort_revenue.amount, currency)),
-                 ("LTV", tables.money(report.ltv, currency))]
+                  tables.money(report.cohort_revenue.amount, currency), ""),
+                 ("LTV", tables.money(report.ltv, currency), ""),
+                 ("Revenue of blocked installs",
+                  tables.money(report.blocked_revenue.amount, currency), NOT_IN_REVENUE),
+                 ("Revenue of post-attribution installs",
+                  tables.money(report.post_attribution_revenue.amount, currency),
+                  NOT_IN_REVENUE)]
         sources = [{"name": source_name(s), "installs": tables.count(s.installs),
                     "revenue": tables.money(s.cohort_revenue.amount, currency),
                     "ltv": tables.money(s.ltv, currency),
@@ -231,7 +243,10 @@ class RevenuePage(ReportPage):
                 "unconverted": tables.unconverted_by_currency([
                     ("Revenue of the range", report.total_revenue.unconverted_list),
                     ("Lifetime revenue of these installs",
-                     report.cohort_revenue.unconverted_list)])}
+                     report.cohort_revenue.unconverted_list),
+                    ("Revenue of blocked installs", report.blocked_revenue.unconverted_list),
+                    ("Revenue of post-attribution installs",
+                     report.post_attribution_revenue.unconverted_list)])}
 
 
 class ExportsPage(ReportPage):

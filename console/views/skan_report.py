@@ -3,7 +3,9 @@ figures of `GET /api/v1/analytics/skan`, read through the selector that endpoint
 (`conversion.selectors.skan_rows`) for the range chooser's range, summed per network and source
 identifier and per window with `conversion.report.skan_summed`, and the endpoint's own rows by
 day. Postbacks are read live, not through the rollups, so "data through" is the moment the
-database read was complete (`replica.complete_through`), as the endpoint says it.
+database read was complete (`replica.complete_through`), as the endpoint says it. Below them,
+the postbacks refused in the range that name the app's App Store id: their count and the
+latest ones with the reason in words (`skan.selectors.refusals_naming`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from console.views.conversion import IosOnly, window_labels
 from console.views.reports import ReportPage
 from conversion import report as skan
 from conversion import selectors
+from skan import selectors as skan_selectors
+
+REFUSALS_SHOWN = 20
 
 
 class SkanReportPage(ReportPage, IosOnly):
@@ -39,8 +44,11 @@ class SkanReportPage(ReportPage, IosOnly):
                  ("Estimated revenue", tables.money(total.estimated_revenue.amount, currency)),
                  ("Redownloads", tables.count(total.redownloads)),
                  ("Postbacks no rule decodes", tables.count(total.undecoded))]
+        refusals = skan_selectors.refusals_naming(
+            app_store_id=self.app.apple_app_id, start=period.start, end=period.end,
+            limit=REFUSALS_SHOWN)
         return {
-            "tab": "report", "tiles": tiles, "empty": not rows,
+            "tab": "report", "tiles": tiles, "empty": not rows, "refusals": refusals,
             "sources": [{"name": name, "network": network, "source": source,
                          **self.figures(counts, currency)}
                         for (name, network, source), counts in by_source],

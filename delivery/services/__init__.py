@@ -17,6 +17,7 @@ from delivery.services.configs import (
     webhook_create,
     webhook_delete,
     webhook_update,
+    webhook_url_problem,
 )
 from delivery.services.fanout import (
     deliveries_for_events,
@@ -61,4 +62,5 @@ __all__ = (
     "webhook_delete",
     "webhook_test",
     "webhook_update",
+    "webhook_url_problem",
 )

@@ -1,5 +1,6 @@
 """Postback and webhook configurations (spec: Postback endpoints, Webhook endpoints): create,
-update and delete, with the save-time destination check, the one-postback-per-media-source and
+update and delete, with the save-time destination check, the webhook URL rule (https; plain http
+only to loopback or private receivers, where allowed), the one-postback-per-media-source and
 twenty-webhooks-per-app rules, and the webhook secret shown once. The delivery targets cached
 in each process follow every save and delete on their own (delivery/apps.py), so the next
 install or event sees a change.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -16,7 +18,8 @@ from django.utils import timezone
 from apps_registry.models import App
 from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
-from delivery import crypto, payloads
+from attribution_site.secrets import WEBHOOK_SIGNING, secret_encrypt
+from delivery import payloads, policy
 from delivery.models import ConsentPolicy, HttpMethod, PostbackConfig, Webhook
 from outbox import http
 
@@ -33,6 +36,26 @@ def _check_destination(url: str, *, field: str) -> None:
     reason = http.destination_refusal(url)
     if reason is not None:
         raise ValidationFailed(f"Invalid input: {field}.", {field: [reason]})
+
+
+def webhook_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a webhook's (or a privacy request's status callback's), or None.
+
+    The spec's webhooks are https. Plain http is accepted only where private receivers are
+    allowed, and then only to loopback or private addresses: a public http URL is refused in
+    every configuration. The general address check is `_check_destination`'s, as for postbacks.
+    """
+    allowed = http.private_networks_allowed()
+    if policy.url_problem(url, schemes=("http", "https")) is not None:
+        return policy.url_problem(url, schemes=("http", "https") if allowed else ("https",))
+    if urlsplit(url).scheme.lower() == "https":
+        return None
+    local_problem = http.plain_http_destination_refusal(url)
+    if allowed:
+        return local_problem
+    # The setting's hint only where it would help: a receiver on loopback or a private network.
+    https_only = policy.url_problem(url, schemes=("https",))
+    return https_only if local_problem else f"{https_only} {http.LOCAL_DESTINATIONS_HINT}"
 
 
 def _media_source_conflict(media_source: str) -> Conflict:
@@ -97,11 +120,11 @@ def webhook_create(*, app: App, url: str, events: Sequence[str]) -> tuple[Webhoo
     if Webhook.objects.filter(app=app).count() >= MAX_WEBHOOKS_PER_APP:
         message = f"An app can have at most {MAX_WEBHOOKS_PER_APP} webhooks."
         raise ValidationFailed(message, {"non_field_errors": [message]})
-    secret = crypto.secret_generate()
+    secret = payloads.secret_generate()
     now = timezone.now()
+    sealed = secret_encrypt(secret, purpose=WEBHOOK_SIGNING)
     webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=True,
-                                     secret_encrypted=crypto.secret_encrypt(secret),
-                                     created_at=now, updated_at=now)
+                                     secret_encrypted=sealed, created_at=now, updated_at=now)
     return webhook, secret
 
 

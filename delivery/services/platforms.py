@@ -138,6 +138,7 @@ def _create(events: Sequence[Any], batch: WriteBatch, *, new_installs: bool) -> 
             id=uuid.uuid4(), app_id=event.app_id, kind=account.platform,
             event_type=payloads.INSTALL if new_installs else payloads.EVENT,
             source_id=install_id if new_installs else str(event.event_id),
+            install_id=event.install_id,
             body="{}" if skipped else conversion.body(),
             state=State.SKIPPED if skipped else State.PENDING, consent_note=note,
             max_attempts=attempts, next_attempt_at=None if skipped else now,

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
-from delivery import crypto, payloads, policy
+from attribution_site.secrets import WEBHOOK_SIGNING, SecretUnreadable, secret_decrypt
+from delivery import payloads, policy
 from delivery.enqueue import DELIVERIES
 from delivery.models import (
     Delivery,
@@ -73,7 +74,8 @@ def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
     elif delivery.kind in PLATFORM_KINDS:
         outcome = _platform_send(delivery.kind, request)
     else:
-        outcome = _send(request)
+        # A webhook's plain http (saved where allowed) stays on loopback or private networks.
+        outcome = _send(request, plain_http_private_only=delivery.kind == Kind.WEBHOOK)
     attempt_record(DELIVERIES, delivery, attempt, _result(attempt, delivery, outcome),
                    now=timezone.now())
     return attempt
@@ -85,11 +87,12 @@ _ERROR_KINDS = {http.Failure.REFUSED: ErrorKind.REFUSED,
                 http.Failure.TIMEOUT: ErrorKind.TIMEOUT}
 
 
-def _send(request: http.OutboundRequest) -> Outcome:
+def _send(request: http.OutboundRequest, *, plain_http_private_only: bool) -> Outcome:
     """A postback or webhook, through the one outbound client (outbox.http)."""
     answer = http.send(replace(request, headers={"User-Agent": payloads.USER_AGENT,
                                                  **request.headers}),
-                       timeout=settings.DELIVERY_TIMEOUT_SECONDS)
+                       timeout=settings.DELIVERY_TIMEOUT_SECONDS,
+                       plain_http_private_only=plain_http_private_only)
     return Outcome(status_code=answer.status_code,
                    response_body=answer.body[:policy.RESPONSE_BODY_LIMIT],
                    error_kind=_ERROR_KINDS[answer.failure] if answer.failure else None,
@@ -146,8 +149,8 @@ def _outbound_request(delivery: Delivery, config: PostbackConfig | Webhook, now:
         return http.OutboundRequest("GET", url), problem
     body = delivery.body.encode()
     try:
-        secret = crypto.secret_decrypt(config.secret_encrypted)
-    except crypto.SecretUnreadable as exc:
+        secret = secret_decrypt(config.secret_encrypted, purpose=WEBHOOK_SIGNING)
+    except SecretUnreadable as exc:
         return http.OutboundRequest("POST", config.url, body=body), str(exc)
     headers = payloads.webhook_headers(secret=secret, message_id=str(delivery.id),
                                        timestamp=int(now.timestamp()), body=body)

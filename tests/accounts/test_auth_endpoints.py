@@ -1,6 +1,11 @@
 """Sign-up, login and me (spec: Authentication endpoints)."""
 
+import json
+from datetime import timedelta
+
+import jwt
 import pytest
+from rest_framework_simplejwt.tokens import AccessToken
 
 from accounts.models import Organization, User
 
@@ -148,6 +153,68 @@ def test_me_without_valid_token_is_unauthorized(api, header):
     response = api.get(ME)
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "UNAUTHORIZED"
+
+
+TOKEN_REFUSED = {"code": "UNAUTHORIZED", "message": "The token is invalid or expired.",
+                 "details": {"authorization": [
+                     "Send a current token as `Authorization: Bearer <token>`: log in again "
+                     "(POST /api/v1/auth/login) for a new one."]}}
+# What simplejwt's own refusal carried into the message before.
+INTERNALS = ("AccessToken", "token_class", "token_type", "token_not_valid", "ErrorDetail",
+             "messages", "user_not_found", "bad_authorization_header", "Given token")
+
+
+def expired_token(user) -> str:
+    token = AccessToken.for_user(user)
+    token.set_exp(lifetime=-timedelta(minutes=1))
+    return str(token)
+
+
+def foreign_signature(user) -> str:
+    claims = dict(AccessToken.for_user(user).payload)
+    return jwt.encode(claims, "another-deployments-secret-key-0123456789", algorithm="HS256")
+
+
+@pytest.mark.parametrize("make", [
+    lambda user: "not-a-jwt",
+    lambda user: "a.b.c",
+    lambda user: str(AccessToken.for_user(user))[:-4] + "AAAA",
+    expired_token,
+    foreign_signature,
+], ids=["malformed", "three-garbage-parts", "tampered", "expired", "another-key"])
+def test_a_refused_token_gets_one_plain_answer(api, owner, make):
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {make(owner)}")
+    response = api.get(ME)
+    assert response.status_code == 401
+    assert response.json() == {"success": False, "error": TOKEN_REFUSED}
+    assert not any(word in json.dumps(response.json()) for word in INTERNALS)
+
+
+@pytest.mark.parametrize("gone", ["deleted", "deactivated"])
+def test_the_token_of_a_user_gone_since_gets_the_same_answer(api, owner, gone):
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {AccessToken.for_user(owner)}")
+    if gone == "deleted":
+        owner.delete()
+    else:
+        User.objects.filter(id=owner.id).update(is_active=False)
+    response = api.get(ME)
+    assert response.status_code == 401
+    assert response.json() == {"success": False, "error": TOKEN_REFUSED}
+
+
+def test_a_bearer_header_without_a_token_gets_the_same_answer(api):
+    api.credentials(HTTP_AUTHORIZATION="Bearer")
+    response = api.get(ME)
+    assert response.status_code == 401
+    assert response.json()["error"] == TOKEN_REFUSED
+
+
+def test_a_request_without_a_token_still_says_none_was_sent(api):
+    response = api.get(ME)
+    assert response.status_code == 401
+    assert response.json()["error"] == {
+        "code": "UNAUTHORIZED", "message": "Authentication credentials were not provided.",
+        "details": {}}
 
 
 def test_deactivated_user_token_stops_working(owner_api, owner):

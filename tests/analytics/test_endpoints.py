@@ -170,6 +170,9 @@ def test_revenue_totals_arpu_and_lifetime_value_by_source(owner_api, scenario):
         "ltv": 6.9,  # 41.3888... / 6
         "unconverted_revenue": [{"currency": "BRL", "amount": 100.0}],
         "unconverted_cohort_revenue": [{"currency": "BRL", "amount": 100.0}],
+        # No install of the scenario was blocked or taken back (tests/analytics/test_counting.py).
+        "blocked_revenue": 0.0, "post_attribution_revenue": 0.0,
+        "unconverted_blocked_revenue": [], "unconverted_post_attribution_revenue": [],
     }
     assert data["by_source"] == [
         {"media_source": "facebook", "source_type": "paid", "installs": 2,

@@ -37,7 +37,7 @@ def test_installs_export_has_one_row_per_install_oldest_first(owner_api, scenari
                        "confidence", "is_organic", "media_source", "campaign_id", "adset",
                        "ad", "click_id", "attributed_touch_time", "sdk_version", "os_version",
                        "device_model", "gdpr_applies", "ad_user_data", "ad_personalization",
-                       "platform_metadata"]
+                       "platform_metadata", "fraud_status", "fraud_reasons", "counted"]
     expected = []
     for key in ("B", "C", "A", "E", "F", "D"):
         i = scenario.installs[key]
@@ -47,7 +47,8 @@ def test_installs_export_has_one_row_per_install_oldest_first(owner_api, scenari
             i.media_source or "", i.campaign_id or "", "", "", str(i.click_id or ""),
             iso(i.attributed_touch_time) if i.attributed_touch_time else "", "1.0.0", "", "",
             "", "", "",  # no consent was ever sent: unknown
-            ""])  # no platform's referrer attributed it
+            "",  # no platform's referrer attributed it
+            "clean", "", "true"])  # no fraud rule found anything: it counts
     assert rows[1:] == expected
     assert rows[1][1].endswith("T09:00:00.000Z")
 
@@ -57,27 +58,29 @@ def test_revenue_export_converts_each_amount_and_leaves_unknown_currencies_blank
     _response, rows = export(owner_api, scenario, "revenue")
     assert rows[0] == ["event_id", "occurred_at", "event_name", "device_id", "install_id",
                        "source_type", "media_source", "campaign_id", "amount", "currency",
-                       "report_currency", "amount_in_report_currency"]
+                       "report_currency", "amount_in_report_currency", "fraud_status",
+                       "fraud_reasons", "counted"]
     a, b, c, d = (str(scenario.installs[k].id) for k in "ABCD")
     day1, day3 = scenario.day1, scenario.day3
     # event ids are database ids: compare everything else
+    clean = ["clean", "", "true"]
     assert [row[1:] for row in rows[1:]] == [
         [iso(at(day1, 9, 30)), "purchase", "dev-B", b, "paid", "google", "g_c1", "4.000000",
-         "EUR", "USD", "5.000000"],
+         "EUR", "USD", "5.000000", *clean],
         [iso(at(day1, 11)), "purchase", "dev-C", c, "organic", "", "", "2.500000", "USD",
-         "USD", "2.500000"],
+         "USD", "2.500000", *clean],
         [iso(at(day1, 13)), "purchase", "dev-A", a, "paid", "facebook", "fb_c1", "10.000000",
-         "USD", "USD", "10.000000"],
+         "USD", "USD", "10.000000", *clean],
         [iso(at(day3, 10)), "purchase", "dev-A", a, "paid", "facebook", "fb_c1", "8.000000",
-         "EUR", "USD", "8.888889"],
+         "EUR", "USD", "8.888889", *clean],
         [iso(at(day3, 11)), "refund", "dev-A", a, "paid", "facebook", "fb_c1", "-10.000000",
-         "USD", "USD", "-10.000000"],
+         "USD", "USD", "-10.000000", *clean],
         [iso(at(day3, 12)), "purchase", "dev-C", c, "organic", "", "", "100.000000", "BRL",
-         "USD", ""],
+         "USD", "", *clean],
         [iso(at(day3, 16)), "purchase", "dev-D", d, "paid", "facebook", "fb_c2", "20.000000",
-         "USD", "USD", "20.000000"],
+         "USD", "USD", "20.000000", *clean],
         [iso(at(day3, 17)), "purchase", "ghost", "", "no_install", "", "", "3.000000", "USD",
-         "USD", "3.000000"],
+         "USD", "3.000000", "", "", "true"],  # no install: no status, and it counts
     ]
     assert all(row[0].isdigit() for row in rows[1:])
 
@@ -90,14 +93,15 @@ def test_events_export_keeps_properties_as_json_and_quotes_properly(owner_api, a
                              end_date=str(scenario.day2))
     assert rows[0] == ["event_id", "client_event_id", "occurred_at", "received_at",
                        "event_name", "device_id", "install_id", "session_id",
-                       "revenue_amount", "revenue_currency", "properties"]
+                       "revenue_amount", "revenue_currency", "properties", "fraud_status",
+                       "fraud_reasons", "counted"]
     assert len(rows) == 2
     row = rows[1]
     assert row[2:7] == [iso(at(scenario.day2, 13)), iso(at(scenario.day2, 13, 0) +
                                                           timedelta(seconds=5)),
                         "'=HYPERLINK(\"x\")", "dev, \"quoted\"\nnewline", str(tricky.id)]
     assert uuid.UUID(row[7])
-    assert row[8:] == ["", "", "{}"]
+    assert row[8:] == ["", "", "{}", "clean", "", "true"]
 
 
 def test_events_export_lists_every_event_of_the_range(owner_api, scenario):

@@ -65,6 +65,26 @@ def test_non_object_json_body_is_validation_error(owner_api):
     assert response.json()["error"]["details"]["non_field_errors"]
 
 
+APP = "5b0c7a4e-3f1d-4c2b-9a8e-7d6f5e4c3b2a"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "body", "details"), [
+    ("/api/v1/costs", {"app_id": APP, "rows": [1]}, {"rows": ["0: Must be a JSON object."]}),
+    ("/api/v1/costs", {"app_id": APP, "rows": {"date": "2025-03-01"}},
+     {"rows": ["Must be a JSON array."]}),
+    ("/api/v1/webhooks", {"app_id": APP, "url": "https://hooks.example/h",
+                          "events": {"install": True}},
+     {"events": ["Must be a JSON array."]}),
+], ids=["a row that is no object", "rows that are no array", "events that are no array"])
+def test_wrong_json_types_are_named_in_json_words_not_pythons(owner_api, path, body, details):
+    # DRF's own: 'Expected a list of items but got type "dict".', "0: non_field_errors:
+    # Invalid data. Expected a dictionary, but got int.": Python's types and DRF's key.
+    response = owner_api.post(path, body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == details
+
+
 @pytest.mark.django_db
 def test_unsupported_media_type_is_validation_error(owner_api):
     response = owner_api.post("/api/v1/apps", data="name=x", content_type="text/csv")

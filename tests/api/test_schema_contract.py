@@ -92,12 +92,12 @@ EXAMPLES: dict[str, Example] = {
         "app_id": str(w.app.id), "device_id": "IDFA-0002", "platform": "ios",
         "sdk_version": "1.0.0", "os_version": "17.4", "device_model": "iPhone15,2"}),
     "events_create": Example("key", body=lambda w: {
-        "app_id": str(w.app.id), "device_id": "IDFA-0001", "sdk_version": "1.0.0",
+        "app_id": str(w.app.id), "device_id": worlds.IDFA, "sdk_version": "1.0.0",
         "events": [{"event_name": "level_up", "properties": {"level": 2},
                     "timestamp": int(time.time() * 1000) - 60_000,
                     "session_id": SESSION}]}),
     "consent_create": Example("key", body=lambda w: {
-        "app_id": str(w.app.id), "device_id": "IDFA-0001", "consent_data": {"manual": {
+        "app_id": str(w.app.id), "device_id": worlds.IDFA, "consent_data": {"manual": {
             "gdpr_applies": True, "ad_user_data_enabled": False,
             "ad_personalization_enabled": False}}}),
     "conversion_schema_for_sdk": Example("key", path=APP),
@@ -178,12 +178,12 @@ EXAMPLES: dict[str, Example] = {
         "subject_request_type": "erasure", "submitted_time": "2026-01-02T03:04:05Z",
         "property_id": str(w.app.id), "status_callback_urls": ["https://dsr.invalid/cb"],
         "subject_identities": [{"identity_type": "ios_advertising_id", "identity_format": "raw",
-                                "identity_value": "IDFA-0001"}]}),
+                                "identity_value": worlds.IDFA}]}),
     "privacy_requests_list": Example(query=app_query()),
     "privacy_requests_retrieve": Example(path={"request_id": "privacy_request_id"}),
     "privacy_requests_cancel": Example(path={"request_id": "pending_request_id"}),
     "privacy_forget": Example("key", body=lambda w: {"app_id": str(w.app.id),
-                                                     "device_id": "IDFA-0001"}),
+                                                     "device_id": worlds.IDFA}),
     "privacy_document_retrieve": Example("nobody", path={"token": "document_token"}),
     # Raw-data destinations
     "data_destinations_list": Example(),
@@ -252,11 +252,11 @@ def test_a_repeat_install_that_reengages_answers_as_its_schema_says(published, w
     Link.objects.filter(id=link.id).update(deep_link_value="cart", params={"reminder": "1"})
     click_record(click=ClickInput(
         app_id=world.app.id, campaign_id="winback", media_source="email", adset="", ad="",
-        advertising_id="IDFA-0001", ip="203.0.113.7", user_agent="Mozilla/5.0 (iPhone)",
+        advertising_id=worlds.IDFA, ip="203.0.113.7", user_agent="Mozilla/5.0 (iPhone)",
         accept_language="en", clicked_at=timezone.now(), link_id=link.id))
     operation = published["paths"]["/api/v1/installs"]["post"]
     response = call(world, EXAMPLES["installs_create"], "POST", "/api/v1/installs", body={
-        "app_id": str(world.app.id), "device_id": "IDFA-0001", "platform": "ios",
+        "app_id": str(world.app.id), "device_id": worlds.IDFA, "platform": "ios",
         "sdk_version": "1.0.0"})
     assert response.status_code == 200
     assert response.json()["data"]["reengagement"]["deepLink"] == {

@@ -15,6 +15,7 @@ from tests.factories import AppFactory, UserFactory, issue_key
 from tests.skan import apple_vectors as apple
 
 PASSWORD = "correct horse battery"
+IDFA = "6d2e9f4a-1b3c-4d5e-8f70-a1b2c3d4e5f6"  # the world's one device
 
 
 @dataclass
@@ -83,13 +84,13 @@ def build() -> World:
          "campaign_id": "summer", "cost": "12.50", "currency": "USD"}]}, format="json"), 200)
     click = APIClient().get("/api/v1/clicks", {
         "app_id": str(app.id), "pid": "network_a", "c": "summer",
-        "advertising_id": "IDFA-0001"}, HTTP_USER_AGENT="Mozilla/5.0 (iPhone)")
+        "advertising_id": IDFA}, HTTP_USER_AGENT="Mozilla/5.0 (iPhone)")
     assert click.status_code == 302
     install = made(sdk_api.post("/api/v1/installs", {
-        "app_id": str(app.id), "device_id": "IDFA-0001", "platform": "ios",
+        "app_id": str(app.id), "device_id": IDFA, "platform": "ios",
         "sdk_version": "1.0.0"}, format="json"))
     made(sdk_api.post("/api/v1/events", {
-        "app_id": str(app.id), "device_id": "IDFA-0001", "sdk_version": "1.0.0",
+        "app_id": str(app.id), "device_id": IDFA, "sdk_version": "1.0.0",
         "events": [{"event_name": "purchase", "properties": {"amount": 4.99, "currency": "USD"},
                     "timestamp": int(time.time() * 1000) - 60_000,
                     "session_id": "0b9d2c3e-8f5e-4a4c-9a55-1f2b3c4d5e6f"}]},
@@ -99,7 +100,7 @@ def build() -> World:
         "subject_request_type": "access", "submitted_time": "2026-01-02T03:04:05Z",
         "property_id": str(app.id), "subject_identities": [{
             "identity_type": "ios_advertising_id", "identity_format": "raw",
-            "identity_value": "IDFA-0001"}]}, format="json"))
+            "identity_value": IDFA}]}, format="json"))
     pending = made(owner_api.post("/api/v1/privacy/requests", {
         "subject_request_id": "6c1d8b5f-4a2e-4d3c-8b9f-8e7a6f5d4c3b",
         "subject_request_type": "erasure", "submitted_time": "2026-01-02T03:04:05Z",

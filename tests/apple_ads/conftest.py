@@ -1,6 +1,6 @@
 """Apple Ads fixtures: a local HTTPS stand-in for Apple's attribution API (a trustme CA the
 client trusts through REQUESTS_CA_BUNDLE, as an operator would configure it), answering with
-the bodies and statuses Apple documents, and an SDK client reporting iOS installs."""
+the bodies and statuses Apple documents, and an iOS app's SDK client reporting installs."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.delivery.conftest import (  # noqa: F401 - fixtures shared with deliv
     trusted_ca,
 )
 from tests.delivery.receivers import Reply
+from tests.factories import AppFactory
 
 TOKEN = ("G9i5hC8lQJeGOfmS+MFycll/025oJEjtpZ+rs4AUkDEJh52fT8RrjwIR/h+2JOpXz4MRdmtcemL8WTTHfNN52t"
          "jqjbWupke40AAAAVADAAAAvQAAAIAgQF1+XF4Tl2IZ7Bw/M6ufUHt+UcIhuBeJT8YenB2v36bnZKEjvq==")
@@ -45,6 +46,14 @@ def apple_api(receiver_factory, trusted_ca, settings):  # noqa: F811 - imported 
         settings.APPLE_ADS_API_URL = stand_in.url("/api/v1/")
         return stand_in
     return start
+
+
+@pytest.fixture
+def app(owner):
+    """An iOS app: AdServices tokens come from iOS installs, and an install's platform must be
+    its app's."""
+    return AppFactory(organization=owner.organization, platform="ios", package_name=None,
+                      bundle_id="com.example.runner")
 
 
 @pytest.fixture

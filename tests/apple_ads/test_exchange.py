@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from analytics.models import RollupDirtyDay, RollupKind
 from apple_ads import policy, services
@@ -20,6 +21,7 @@ from delivery.models import Delivery
 from outbox.sweep import work_sweep
 from tests.apple_ads.conftest import ATTRIBUTED, TOKEN, apple, ios_install
 from tests.delivery.conftest import make_postback, make_webhook
+from tests.factories import AppFactory, issue_key
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db
@@ -176,8 +178,13 @@ def test_a_repeat_install_makes_no_second_claim(sdk, app, apple_api):
 
 
 @pytest.mark.parametrize("platform", ["android", "web"])
-def test_a_token_from_another_platform_is_ignored(sdk, app, platform):
-    assert ios_install(sdk, app, platform=platform).status_code == 201
+def test_a_token_from_another_platform_is_ignored(owner, platform):
+    other = AppFactory(organization=owner.organization, platform=platform,
+                       package_name="com.example.other" if platform == "android" else None,
+                       domain="shop.example" if platform == "web" else None)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=issue_key(other))
+    assert ios_install(client, other, platform=platform).status_code == 201
     assert not Claim.objects.exists()
 
 

@@ -103,7 +103,7 @@ def service(transactional_db, tmp_path, local_ca, request) -> Iterator[Service]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = service_env(GUNICORN_BIND=f"127.0.0.1:{port}", ALLOWED_HOSTS="127.0.0.1,localhost",
-                      DELIVERY_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=str(local_ca.bundle))
+                      OUTBOUND_ALLOW_PRIVATE_NETWORKS="1", REQUESTS_CA_BUNDLE=str(local_ca.bundle))
     with ExitStack() as stack:
         # gunicorn reads gunicorn.conf.py from where it starts: the repository, as `make web`.
         web = Process(readme_web_command(), env=env, log_path=tmp_path / "web.log",

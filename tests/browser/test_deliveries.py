@@ -61,7 +61,7 @@ def test_a_webhook_test_and_a_real_install_reach_the_receiver_and_show_in_its_lo
     page.get_by_role("link", name="Open the log").click()
     expect(page.get_by_role("heading", name=re.compile("delivery log"))).to_be_visible()
     [entry] = page.get_by_role("row").filter(has_text="test").all()
-    expect(entry.get_by_role("cell").nth(4)).to_have_text("200")  # the response code
+    expect(entry.get_by_role("cell").nth(5)).to_have_text("200")  # the response code
     expect(entry).to_contain_text("succeeded")
     expect(entry.get_by_text(RECEIVER_BODY)).to_be_visible()  # the body, as text
 
@@ -72,7 +72,7 @@ def test_a_webhook_test_and_a_real_install_reach_the_receiver_and_show_in_its_lo
     delivered = page.get_by_role("row").filter(has_text="install").filter(has_not_text="test")
     reload_until(page, lambda: delivered.filter(has_text="succeeded").count() == 1,
                  what="the install's delivery in the log")
-    expect(delivered.get_by_role("cell").nth(4)).to_have_text("200")
+    expect(delivered.get_by_role("cell").nth(5)).to_have_text("200")
     screenshot("deliveries-log")
     [_test, sent] = tls_receiver.wait_for(2)
     assert StandardWebhook(secret).verify(sent.body, sent.headers)["data"]["device_id"] == DEVICE

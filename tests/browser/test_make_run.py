@@ -307,8 +307,10 @@ def the_docs_a_page_mentions_open_from_this_machine(page, screenshot) -> None:
     with page.expect_response(re.compile(r"/console/docs/apple\.md$")) as answer:
         page.get_by_role("link", name="docs/apple.md").first.click()
     assert answer.value.status == 200
-    assert answer.value.headers["content-type"] == "text/plain; charset=utf-8"
-    assert page.locator("body").inner_text() == (BASE_DIR / "docs" / "apple.md").read_text()
+    assert answer.value.headers["content-type"] == "text/html; charset=utf-8"
+    title = (BASE_DIR / "docs" / "apple.md").read_text().splitlines()[0].lstrip("# ")
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)  # rendered, not Markdown
+    expect(page.get_by_role("heading", name="Setting it up")).to_be_visible()
     screenshot("makerun-docs-apple")
 
 

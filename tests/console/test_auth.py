@@ -31,6 +31,27 @@ def test_console_pages_ask_a_visitor_to_log_in_first(client, app):
     assert response["Location"] == f"/console/login?next=/console/apps/{app.id}/settings"
 
 
+@pytest.mark.parametrize("gone", ["deleted", "deactivated"])
+def test_the_session_of_a_user_gone_since_is_sent_to_log_in_again(console, owner, gone):
+    # The console's equivalent of a refused token: no error page, no internals, a login form.
+    if gone == "deleted":
+        owner.delete()
+    else:
+        User.objects.filter(id=owner.id).update(is_active=False)
+    response = console.get("/console/")
+    assert response.status_code == 302
+    assert response["Location"] == "/console/login?next=/console/"
+    page = console.get(response["Location"])
+    assert page.status_code == 200 and 'name="password"' in page.content.decode()
+
+
+def test_a_cookie_that_is_not_a_session_is_sent_to_log_in(client):
+    client.cookies["sessionid"] = "eyJhbGciOiJIUzI1NiJ9.forged.value"
+    response = client.get("/console/")
+    assert response.status_code == 302
+    assert response["Location"] == "/console/login?next=/console/"
+
+
 def test_signing_up_creates_an_organization_and_logs_in(client):
     response = client.post("/console/signup", SIGNUP)
     assert response.status_code == 302

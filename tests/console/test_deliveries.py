@@ -4,12 +4,13 @@ webhook secret shown once, the delivery log with its cursor and filter, and rede
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
 from django.urls import reverse
 
-from delivery import crypto
+from attribution_site.secrets import WEBHOOK_SIGNING, secret_decrypt
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig, State, Webhook
 from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.delivery import conftest as delivery_fixtures
@@ -205,7 +206,7 @@ def test_a_new_webhooks_secret_is_shown_once_and_not_cached(console, app):
     assert shown.status_code == 200
     assert "no-store" in shown["Cache-Control"]
     body = body_of(shown)
-    secret = crypto.secret_decrypt(webhook.secret_encrypted)
+    secret = secret_decrypt(webhook.secret_encrypted, purpose=WEBHOOK_SIGNING)
     assert f'value="{secret}" readonly' in body
     assert 'data-copy="webhook-secret"' in body and "shown only once" in body
     assert webhook.events == ["install", "event"] and webhook.active is True
@@ -229,6 +230,24 @@ def test_a_bad_webhook_is_refused(console, app, fields, message, settings):
     assert response.status_code == 400
     assert message in body_of(response)
     assert not Webhook.objects.exists()
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_a_public_plain_http_webhook_is_refused_on_both_forms(console, app, settings, allowed):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = allowed
+    form = {"url": "http://93.184.216.34/in", "events": ["install"]}
+    created = console.post(page("delivery-new", app, "webhook"), form)
+    assert created.status_code == 400
+    message = ("plain http is only for a receiver on loopback or a private network" if allowed
+               else "Must be an absolute https URL.")
+    assert message in body_of(created).split('id="err_url"')[1].split("</ul>")[0]
+    assert not Webhook.objects.exists()
+    webhook, _ = make_webhook(app, "https://hooks.example/a")
+    edited = console.post(page("delivery-edit", app, "webhook", webhook.id), form)
+    assert edited.status_code == 400
+    assert message in body_of(edited).split('id="err_url"')[1].split("</ul>")[0]
+    webhook.refresh_from_db()
+    assert webhook.url == "https://hooks.example/a"
 
 
 def test_owner_edits_and_deactivates_a_webhook(console, app):
@@ -330,6 +349,35 @@ def test_the_log_shows_deliveries_waiting_for_a_worker(console, app):
     assert only_pending.count("Not attempted yet: waiting for a worker.") == 2
     assert "No entries of deliveries in that state" not in only_pending
     assert not DeliveryAttempt.objects.exists()
+
+
+def subject_cells(body: str) -> list[str]:
+    return [" ".join(re.sub(r"<[^>]+>", " ", cell).split())
+            for cell in re.findall(r'<td class="subject">(.*?)</td>', body, re.S)]
+
+
+def test_the_log_names_each_entrys_install_with_a_link_and_its_event(console, app):
+    postback = make_postback(app, "https://fb.example/x", events=("install", "event"))
+    install_id, event_install = uuid.uuid4(), uuid.uuid4()
+    Delivery.objects.create(app=app, kind="postback", postback=postback, event_type="install",
+                            source_id=str(install_id), install_id=install_id, body="{}",
+                            max_attempts=4)
+    Delivery.objects.create(app=app, kind="postback", postback=postback, event_type="event",
+                            source_id="42", install_id=event_install, body="{}",
+                            max_attempts=4, state="skipped", consent_note="Not sent.")
+    body = body_of(console.get(page("delivery-log", app, "postback", postback.id)))
+    for installed in (install_id, event_install):
+        href = reverse("console:install-detail", args=[app.id, installed])
+        assert f'<a href="{href}" title="Install {installed}">' in body
+    assert sorted(subject_cells(body)) == sorted([
+        f"Install {str(install_id)[:8]}…", f"Install {str(event_install)[:8]}… Event 42"])
+
+
+def test_a_test_send_is_about_a_sample(console, app, receiver):
+    postback = make_postback(app, receiver.url("/pb"))
+    console.post(page("delivery-test", app, "postback", postback.id))
+    body = body_of(console.get(page("delivery-log", app, "postback", postback.id)))
+    assert subject_cells(body) == ["a sample"]
 
 
 def test_a_bad_cursor_is_a_message_not_an_error_page(console, app):

@@ -1,10 +1,12 @@
 """The repository's docs served by the console (docs/console.md, "The docs, served by the
-console"): a file of docs/ by its plain name, as UTF-8 text, to anyone; any other name is a 404;
-and the console's pages link their mentions of docs/<name>.md to it."""
+console"): a file of docs/ by its plain name, rendered as an HTML page, to anyone; any other name
+is a 404; links between docs land; and the console's pages link their mentions of
+docs/<name>.md to it."""
 
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -21,12 +23,45 @@ MENTION = re.compile(r"docs/([a-z0-9-]+)\.md")
 
 
 @pytest.mark.parametrize("name", ["delivery", "apple", "console", "attribution-api"])
-def test_a_doc_is_served_as_utf8_text_without_logging_in(client, name):
+def test_a_doc_is_served_as_an_html_page_without_logging_in(client, name):
     response = client.get(f"/console/docs/{name}.md")
     assert response.status_code == 200
-    assert response["Content-Type"] == "text/plain; charset=utf-8"
-    assert response["X-Content-Type-Options"] == "nosniff"
-    assert response.content == (DOCS / f"{name}.md").read_bytes()
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    html = response.content.decode()
+    first_heading = (DOCS / f"{name}.md").read_text().splitlines()[0].lstrip("# ")
+    assert f"<title>{escape(first_heading)} · Attribution</title>" in html
+    article = html.split('<article class="doc">', 1)[1].split("</article>", 1)[0]
+    assert f">{escape(first_heading)}</h1>" in article
+    assert "<h2 id=" in article and "\n## " not in article  # rendered, not raw Markdown
+
+
+def test_the_readme_a_doc_links_is_served_too(client):
+    architecture = client.get("/console/docs/architecture.md").content.decode()
+    assert 'href="readme.md"' in architecture
+    response = client.get("/console/docs/readme.md")
+    assert response.status_code == 200
+    assert "<h1" in response.content.decode()
+
+
+def test_every_link_between_docs_lands_on_a_served_doc_and_section(client):
+    """Each relative link of every doc, followed as the browser would from /console/docs/,
+    answers 200, and its #section names a heading of that page."""
+    ids: dict[str, set[str]] = {}
+    broken = []
+    for path in sorted(DOCS.glob("*.md")):
+        html = client.get(f"/console/docs/{path.name}").content.decode()
+        for href in re.findall(r'<a href="([^"#:]*\.md)(?:#([^"]*))?"', html):
+            target, section = href
+            if target not in ids:
+                page = client.get(f"/console/docs/{target}")
+                if page.status_code != 200:
+                    broken.append(f"{path.name} -> {target}")
+                    ids[target] = set()
+                    continue
+                ids[target] = set(re.findall(r' id="([^"]+)"', page.content.decode()))
+            if section and section not in ids[target]:
+                broken.append(f"{path.name} -> {target}#{section}")
+    assert broken == []
 
 
 @pytest.mark.parametrize("path", [

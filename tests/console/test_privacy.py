@@ -48,6 +48,22 @@ def test_the_page_lists_nothing_at_first_and_offers_the_form(console, app):
     assert f'href="/console/apps/{app.id}/privacy" aria-current="page"' in html
 
 
+@pytest.mark.parametrize(("identity_type", "value", "message"), [
+    ("android_advertising_id", "not-a-device", "Must be a device&#x27;s advertising id"),
+    ("ios_advertising_id", "00000000-0000-0000-0000-000000000000", "names no device"),
+    ("install_id", "install-42", "Must be a UUID."),
+])
+def test_an_identity_that_cannot_name_anyone_is_a_form_error(console, app, identity_type, value,
+                                                             message):
+    response = file(console, app, identity_type=identity_type, value=value)
+    assert response.status_code == 400
+    html = response.content.decode()
+    errors = html.split('id="err_identity_value"')[1].split("</ul>")[0]
+    assert message in errors
+    assert f'value="{value}"' in html  # kept in the field, to be corrected
+    assert not SubjectRequest.objects.exists()
+
+
 def test_filing_an_erasure_shows_its_page_pending_and_it_can_be_cancelled(console, app):
     response = file(console, app)
     assert response.status_code == 302

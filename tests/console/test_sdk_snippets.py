@@ -247,7 +247,7 @@ def test_the_apps_values_are_filled_in_and_the_key_is_a_placeholder():
 
 
 def test_an_app_without_a_scheme_or_package_gets_visible_placeholders():
-    found = steps("web")
+    found = steps("android")
     assert "package com.example.app.attribution" in found["android-setup"].text
     assert '"yourapp://"' in found["android-answer"].text
 
@@ -264,11 +264,11 @@ def test_values_become_safe_literals_in_each_language():
 
 
 @pytest.mark.parametrize(("platform", "order"), [
-    ("ios", ["ios", "android", "http"]),
-    ("android", ["android", "ios", "http"]),
-    ("web", ["http", "android", "ios"]),
+    ("ios", ["ios", "http"]),
+    ("android", ["android", "http"]),
+    ("web", ["http"]),
 ])
-def test_the_apps_own_platform_comes_first(platform, order):
+def test_an_app_gets_its_own_platforms_guide_then_any_http_clients(platform, order):
     assert [guide.slug for guide in guides(target(platform))] == order
 
 

@@ -154,3 +154,75 @@ def test_another_organizations_app_is_a_404(console, outsider, named):
                         play_store_url=None, bundle_id="com.example.theirs")
     postback(theirs, received_at=timezone.now(), fine=3)
     assert console.get(page(theirs)).status_code == 404
+
+
+# --- Refused postbacks --------------------------------------------------------------------------
+
+def post_skan(api, body: dict, path: str = "skadnetwork"):
+    return api.post(f"/.well-known/{path}/report-attribution/", data=json.dumps(body),
+                    content_type="application/json")
+
+
+def test_refused_postbacks_naming_the_app_show_with_their_reasons_in_words(console, api,
+                                                                           ios_app, settings):
+    settings.SKAN_ACCEPT_DEVELOPMENT_POSTBACKS = False
+    forged = {**apple.V4_FINE, "transaction-id": "forged-0001"}  # a signed field changed
+    assert post_skan(api, forged).json()["data"]["reason"] == "bad_signature"
+    malformed = {**apple.V4_COARSE, "source-identifier": "1"}
+    assert post_skan(api, malformed).status_code == 400
+    # Another app's App Store id: refused as unknown, and none of this app's business.
+    assert post_skan(api, {**apple.V3_WIN, "app-id": 999}).json()["data"]["reason"] == \
+        "bad_signature"
+    response = console.get(page(ios_app), {"range": "today"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "No postbacks were counted in this range." in html
+    assert '<a href="#refused-heading">2 arrived and were refused</a>' in html
+    assert (f"2 postbacks naming App Store id <code>{apple.APP_STORE_ID}</code> were received "
+            "in this range and not counted.") in html
+    rows = [row.split(" ", 2)[2] for row in table_rows(html, "refused-heading")]  # no time
+    assert rows == [
+        "SKAdNetwork Not a postback as Apple sends them. `source-identifier` must be two to "
+        f"four digits. {apple.V4_COARSE['transaction-id']}",
+        "SKAdNetwork Apple&#x27;s signature does not verify: not sent by Apple, or changed on "
+        "the way. Apple&#x27;s signature does not verify. forged-0001"]
+    assert "999" not in html.split('id="refused-heading"')[1]
+
+
+def test_a_development_signed_postback_says_how_to_count_it(console, api, owner, settings):
+    settings.SKAN_ACCEPT_DEVELOPMENT_POSTBACKS = False
+    app = AppFactory(organization=owner.organization, platform="ios", package_name=None,
+                     play_store_url=None, bundle_id="com.example.aak",
+                     apple_app_id=str(apple.AAK_APP_STORE_ID))
+    answer = post_skan(api, apple.AAK_BODY, path="appattribution")
+    assert answer.json()["data"]["reason"] == "development_key"
+    rows = table_rows(console.get(page(app), {"range": "today"}).content.decode(),
+                      "refused-heading")
+    assert len(rows) == 1
+    assert ("AdAttributionKit Signed with Apple&#x27;s development key (a test postback): counted "
+            "only where SKAN_ACCEPT_DEVELOPMENT_POSTBACKS=1.") in rows[0]
+
+
+def test_an_app_without_an_app_store_id_is_told_why_every_postback_is_refused(console, owner):
+    app = AppFactory(organization=owner.organization, platform="ios", package_name=None,
+                     play_store_url=None, bundle_id="com.example.noid", apple_app_id=None)
+    html = console.get(page(app)).content.decode()
+    assert "This app has no App Store id, and postbacks name the app by it" in html
+    assert 'aria-labelledby="refused-heading" class="refusals"' not in html
+
+
+def test_no_refusals_says_every_postback_was_counted(console, ios_app):
+    html = console.get(page(ios_app)).content.decode()
+    assert "None in this range: every postback naming App Store id" in html
+
+
+def test_refusals_outside_the_range_are_not_counted(console, ios_app):
+    from skan.models import RefusedPostback
+
+    RefusedPostback.objects.create(framework="skadnetwork", reason="bad_signature",
+                                   app_store_id=str(apple.APP_STORE_ID), raw_body="{}",
+                                   received_at=at(3))
+    html = console.get(page(ios_app), {"range": "today"}).content.decode()
+    assert "None in this range" in html
+    html = console.get(page(ios_app), MARCH).content.decode()
+    assert "1 postback naming App Store id" in html

@@ -54,7 +54,7 @@ BASE_DIR = Path(settings.BASE_DIR)
 PASSWORD = "contract-password"
 # Speed knobs and the operator's set-up; every app setting keeps its default.
 OPERATOR_ENV = {
-    "DELIVERY_ALLOW_PRIVATE_NETWORKS": "1",
+    "OUTBOUND_ALLOW_PRIVATE_NETWORKS": "1",
     "DELIVERY_RETRY_DELAYS": "1,2,4",
     "DELIVERY_SWEEP_INTERVAL_SECONDS": "1",
     "DELIVERY_SWEEP_GRACE_SECONDS": "1",

@@ -20,7 +20,8 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from attribution_site import domain_events
-from delivery import crypto, services
+from attribution_site.secrets import WEBHOOK_SIGNING, secret_encrypt
+from delivery import payloads, services
 from delivery import readiness as delivery_readiness
 from delivery.models import Delivery, PostbackConfig, Webhook
 from tests.delivery.receivers import Receiver, Reply
@@ -100,9 +101,10 @@ def make_postback(app, url: str, *, media_source: str = "network_a", method: str
 
 def make_webhook(app, url: str, *, events=("install", "event", "re-engagement"),
                  active: bool = True) -> tuple[Webhook, str]:
-    secret = crypto.secret_generate()
+    secret = payloads.secret_generate()
+    sealed = secret_encrypt(secret, purpose=WEBHOOK_SIGNING)
     webhook = Webhook.objects.create(app=app, url=url, events=list(events), active=active,
-                                     secret_encrypted=crypto.secret_encrypt(secret))
+                                     secret_encrypted=sealed)
     return webhook, secret
 
 

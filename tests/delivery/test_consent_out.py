@@ -115,6 +115,10 @@ def test_suppress_sends_nothing_and_the_log_says_why(api, sdk, app, receiver, ow
     [entry] = owner_api.get(f"/api/v1/postbacks/logs?app_id={app.id}").json()["data"]["logs"]
     assert entry["delivery_state"] == "skipped"
     assert entry["consent_note"] == SUPPRESSED_NOTE
+    # Never sent, and still named: the owner can open the install it was about.
+    from tracking.models import Install
+
+    assert (entry["install_id"], entry["event_id"]) == (str(Install.objects.get().id), None)
     assert entry["attempt_number"] is None and entry["next_attempt_at"] is None
     skipped = owner_api.get(f"/api/v1/postbacks/logs?app_id={app.id}&state=skipped")
     assert len(skipped.json()["data"]["logs"]) == 1

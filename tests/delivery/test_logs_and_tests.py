@@ -14,7 +14,8 @@ from tests.delivery.receivers import Reply
 
 pytestmark = pytest.mark.django_db
 
-LOG_FIELDS = {"id", "delivery_id", "postback_id", "event_type", "is_test", "attempt_number",
+LOG_FIELDS = {"id", "delivery_id", "postback_id", "event_type", "install_id", "event_id",
+              "is_test", "attempt_number",
               "http_method", "resolved_url", "status_code", "response_body", "error_message",
               "success", "duration_ms", "queued_at", "started_at", "finished_at", "delivery_state",
               "next_attempt_at", "consent_note"}

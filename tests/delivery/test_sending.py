@@ -340,6 +340,52 @@ def test_a_connection_refused_is_logged(app, receiver_factory):
     assert attempt.error_message == "Connection refused." and attempt.status_code is None
 
 
+def one_shot_server(answer):
+    """A local server that reads the request, then does `answer(connection)`."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        conn, _ = server.accept()
+        conn.recv(65536)
+        answer(conn)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server
+
+
+def _reset(conn):
+    import socket
+    import struct
+
+    # Linger 0: closing sends a reset instead of a goodbye.
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    (lambda conn: conn.sendall(b"NOT HTTP AT ALL\r\n\r\n"), "The receiver's answer is not HTTP."),
+    (_reset, "The receiver reset the connection."),
+])
+def test_connection_failures_are_logged_in_words_not_python_names(
+        app, answer, message, private_destinations_allowed):
+    server = one_shot_server(answer)
+    make_postback(app, f"http://127.0.0.1:{server.getsockname()[1]}/pb")
+    publish(install_event(app))
+    [attempt] = attempt_all()
+    server.close()
+    assert attempt.error_message == message and attempt.status_code is None
+
+
+def test_a_name_that_does_not_resolve_is_logged_in_words(app):
+    make_postback(app, "http://hooks.not-resolvable.invalid/pb")
+    publish(install_event(app))
+    [attempt] = attempt_all()
+    assert attempt.error_message == "Could not resolve hooks.not-resolvable.invalid: no such name."
+
+
 def test_response_bodies_are_kept_as_truncated_text(app, receiver_factory):
     noisy = receiver_factory(default=Reply(
         status=500, body=b"<script>alert(1)</script>\x00" + b"x" * 10_000))

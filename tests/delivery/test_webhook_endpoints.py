@@ -2,7 +2,12 @@
 
 import pytest
 
-from delivery import crypto
+from attribution_site.secrets import (
+    WEBHOOK_SIGNING,
+    SecretUnreadable,
+    secret_decrypt,
+    secret_encrypt,
+)
 from delivery.models import Webhook
 from delivery.services import MAX_WEBHOOKS_PER_APP
 
@@ -39,17 +44,17 @@ def test_the_secret_is_stored_encrypted_not_in_clear(owner_api, app):
     stored = Webhook.objects.get()
     assert secret not in stored.secret_encrypted
     assert secret.removeprefix("whsec_") not in stored.secret_encrypted
-    assert crypto.secret_decrypt(stored.secret_encrypted) == secret
+    assert secret_decrypt(stored.secret_encrypted, purpose=WEBHOOK_SIGNING) == secret
 
 
 def test_a_secret_encrypted_under_an_old_key_still_reads_after_rotation(settings):
-    token = crypto.secret_encrypt("whsec_old")
+    token = secret_encrypt("whsec_old", purpose=WEBHOOK_SIGNING)
     settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
     settings.SECRET_KEY = "a-brand-new-secret-key-for-this-deployment-0000"
-    assert crypto.secret_decrypt(token) == "whsec_old"
+    assert secret_decrypt(token, purpose=WEBHOOK_SIGNING) == "whsec_old"
     settings.SECRET_KEY_FALLBACKS = []
-    with pytest.raises(crypto.SecretUnreadable):
-        crypto.secret_decrypt(token)
+    with pytest.raises(SecretUnreadable):
+        secret_decrypt(token, purpose=WEBHOOK_SIGNING)
 
 
 @pytest.mark.parametrize("overrides,field", [

@@ -27,7 +27,8 @@ def test_a_blocked_hijack_is_explained_on_the_install_page(console, sdk, app, ti
     assert "Blocked: not credited to any source" in text
     assert f"Click {seconds} s before install: below the 10 s floor (install hijacking)." in text
     assert f"Not eligible: click {seconds} s before install" in text
-    assert "blocked: ctit_anomalies" in text
+    assert f"Blocked: click to install in {seconds} s (install hijacking)" in text
+    assert f"(codes: ctit_anomalies {seconds})" in text
     assert "<b>hijacker</b>" not in page  # a network's value is shown as text
     assert "&lt;b&gt;hijacker&lt;/b&gt;" in page
 

@@ -2,6 +2,7 @@
 example in docs/fraud.md, the modes, and the key that answers its secret once."""
 
 import json
+import logging
 import re
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from fraud import signing
 from fraud import verdict as v
 from fraud.models import SignatureRefusal, SigningSecret
 from tests.console.conftest import console  # noqa: F401 - the console's signed-in client
+from tests.legacy_secrets import legacy_token
 from tracking.models import Install
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "fraud.md"
@@ -176,3 +178,47 @@ def test_a_console_key_without_the_box_has_no_signing_secret(console, app):  # n
     html = console.get(created["Location"]).content.decode()
     assert 'id="full-key"' in html and 'id="signing-secret"' not in html
     assert not SigningSecret.objects.exists()
+
+
+# --- The stored secret across a change of SECRET_KEY -----------------------------------------
+
+@pytest.mark.django_db
+def test_a_secret_stored_before_purposes_still_checks_signatures(signing_key, app):
+    row = SigningSecret.objects.get(key_id=signing_key["id"])
+    row.secret_encrypted = legacy_token(signing_key["signing_secret"])
+    row.save()
+    fraud_services.settings_update(app_id=app.id, changes={"signing_mode": v.SIGNING_ENFORCE})
+    response = signed_install(app, signing_key, secret=signing_key["signing_secret"])
+    assert response.status_code == 201
+    assert Install.objects.get().fraud_status == v.CLEAN
+
+
+@pytest.mark.django_db
+def test_enforce_answers_a_secret_lost_with_the_old_secret_key_as_a_wrong_signature(
+        signing_key, app, settings, caplog):
+    fraud_services.settings_update(app_id=app.id, changes={"signing_mode": v.SIGNING_ENFORCE})
+    settings.SECRET_KEY = "a-brand-new-secret-key-without-the-old-as-fallback"
+    caplog.set_level(logging.WARNING, logger="fraud.services")
+    for _ in range(2):
+        response = signed_install(app, signing_key, secret=signing_key["signing_secret"])
+        assert response.status_code == 401
+        error = response.json()["error"]
+        assert error["code"] == "UNAUTHORIZED"
+        assert error["details"] == {"X-Signature": ["X-Signature does not match the request."]}
+    assert SignatureRefusal.objects.get(app=app, sub_reason="wrong").refusals == 2
+    assert not Install.objects.exists()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and signing_key["id"] in warnings[0]
+    assert signing_key["signing_secret"] not in caplog.text
+
+
+@pytest.mark.django_db
+def test_report_flags_an_install_whose_keys_secret_was_lost_as_wrongly_signed(
+        signing_key, app, settings):
+    fraud_services.settings_update(app_id=app.id, changes={"signing_mode": v.SIGNING_REPORT})
+    settings.SECRET_KEY = "a-brand-new-secret-key-without-the-old-as-fallback"
+    response = signed_install(app, signing_key, secret=signing_key["signing_secret"])
+    assert response.status_code == 201
+    assert Install.objects.get().fraud_reasons == [
+        {"reason": "incorrect_signature", "value": None, "sub_reason": "wrong"}]
+    assert not SignatureRefusal.objects.exists()

@@ -50,7 +50,7 @@ def test_the_link_fields_can_be_changed_and_cleared(owner_api, app):
     ("apple_team_id", "ABC", "Must be the 10-character Apple team id"),
     ("apple_team_id", "ABCDE-1234", "Must be the 10-character Apple team id"),
     ("android_sha256_fingerprints", ["AB:CD"], "Item 1: must be a SHA-256 certificate"),
-    ("android_sha256_fingerprints", "AB:CD", "Expected a list"),
+    ("android_sha256_fingerprints", "AB:CD", "Must be a JSON array."),
     ("android_sha256_fingerprints", [PRINT] * 11, "At most 10 fingerprints"),
     ("url_scheme", "https", "Cannot be https"),
     ("url_scheme", "javascript:", "Cannot be javascript"),

@@ -48,3 +48,20 @@ def test_every_spelling_of_an_ip_literal_is_recognised(host, address):
 @pytest.mark.parametrize("host", ["example.com", "cafe.be", "deadbeef.example", "10.com"])
 def test_names_are_not_taken_for_addresses(host):
     assert addresses.host_literal_address(host) is None
+
+
+@pytest.mark.parametrize("found", [["127.0.0.1"], ["10.0.0.5", "::1"], ["192.168.1.20"],
+                                   ["169.254.10.10"]])
+def test_plain_http_may_go_to_loopback_and_private_addresses(found):
+    assert addresses.plain_http_refusal("hooks.lan", found) is None
+
+
+def test_plain_http_to_a_public_address_is_refused_naming_it():
+    assert addresses.plain_http_refusal("93.184.216.34", ["93.184.216.34"]) == (
+        "Refused: 93.184.216.34, a public address; plain http is only for a receiver on "
+        "loopback or a private network. Use an https URL.")
+
+
+def test_plain_http_to_a_name_with_one_public_answer_is_refused_naming_the_answer():
+    assert addresses.plain_http_refusal("hooks.lan", ["10.0.0.5", "8.8.8.8"]).startswith(
+        "Refused: hooks.lan resolves to 8.8.8.8, a public address;")

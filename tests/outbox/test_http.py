@@ -108,6 +108,51 @@ def test_the_save_time_check_says_how_to_allow_private_destinations(monkeypatch)
     assert "OUTBOUND_ALLOW_PRIVATE_NETWORKS=1" in http.LOCAL_DESTINATIONS_HINT
 
 
+# --- Plain http: loopback and private addresses only -----------------------------------------
+
+def post_plain(url: str) -> http.Answer:
+    return http.send(http.OutboundRequest("POST", url, body=b"{}"), timeout=5,
+                     plain_http_private_only=True)
+
+
+def test_plain_http_that_must_stay_private_is_refused_when_the_name_now_answers_public(
+        monkeypatch, receiver, private_allowed):
+    network = Network(monkeypatch, {NAME: [PUBLIC]})
+    answer = post_plain(receiver.url("/hook", host=NAME))
+    assert answer.failure == http.Failure.REFUSED and answer.status_code is None
+    assert answer.error == (f"Refused: {NAME} resolves to {PUBLIC}, a public address; plain http "
+                            "is only for a receiver on loopback or a private network. Use an "
+                            "https URL.")
+    assert network.connected == [] and receiver.requests == []
+
+
+def test_plain_http_that_must_stay_private_reaches_a_private_receiver(
+        monkeypatch, receiver, private_allowed):
+    Network(monkeypatch, {NAME: ["127.0.0.1"]})
+    answer = post_plain(receiver.url("/hook", host=NAME))
+    assert answer.status_code == 200 and len(receiver.requests) == 1
+
+
+def test_https_is_not_held_to_the_plain_http_rule(monkeypatch):
+    network = Network(monkeypatch, {NAME: [PUBLIC]})
+    answer = post_plain(f"https://{NAME}/hook")
+    assert answer.failure == http.Failure.CONNECTION and answer.error == "Connection refused."
+    assert network.connected == [(PUBLIC, 443)]
+
+
+def test_the_save_time_plain_http_check_refuses_a_name_that_does_not_resolve():
+    assert http.plain_http_destination_refusal("http://hooks.not-resolvable.invalid/h") == (
+        "Refused: hooks.not-resolvable.invalid does not resolve now, so it cannot be checked to "
+        "be on loopback or a private network, the only places plain http may go. Use an https "
+        "URL, or an IP address.")
+
+
+def test_the_save_time_plain_http_check_ignores_the_setting(monkeypatch, settings):
+    Network(monkeypatch, {NAME: ["10.0.0.5"]})
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
+    assert http.plain_http_destination_refusal(f"http://{NAME}:8080/hook") is None
+
+
 # --- pinned_pools ---------------------------------------------------------------------------------
 
 def test_a_pool_never_connects_to_a_second_answer(monkeypatch, receiver):

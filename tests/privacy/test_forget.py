@@ -29,6 +29,14 @@ def test_forget_files_an_erasure_of_the_device(sdk, app, world):
     assert not Install.objects.filter(device_id=GAID).exists()
 
 
+@pytest.mark.parametrize("device_id", ["not-a-device", "00000000-0000-0000-0000-000000000000"])
+def test_a_device_id_that_names_no_device_is_refused(sdk, app, device_id):
+    response = sdk.post(URL, {"app_id": str(app.id), "device_id": device_id}, format="json")
+    assert response.status_code == 400
+    assert list(response.json()["error"]["details"]) == ["device_id"]
+    assert not SubjectRequest.objects.exists()
+
+
 def test_a_repeated_forget_files_nothing_twice(sdk, app):
     body = {"app_id": str(app.id), "device_id": GAID}
     first = sdk.post(URL, body, format="json")

@@ -8,7 +8,24 @@ from privacy import identities, policy
 
 
 def test_advertising_ids_are_read_as_the_sdk_endpoints_store_them():
-    assert identities.identity_normalize("ios_advertising_id", " ABCD-EF ") == "abcd-ef"
+    assert identities.identity_normalize(
+        "ios_advertising_id", " 3F1C2A9E-0D4B-4E8F-9A61-5B7C8D9E0F12 ") == (
+        "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f12")
+
+
+@pytest.mark.parametrize("value", ["hello", "gaid-1234", "3f1c2a9e0d4b4e8f9a615b7c8d9e0f12",
+                                   "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f1", "{3f1c2a9e-0d4b-4e8f-9a61"
+                                   "-5b7c8d9e0f12}", "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f1g"])
+@pytest.mark.parametrize("identity_type", identities.DEVICE_ID_TYPES)
+def test_a_device_id_must_be_written_as_a_device_hands_it_out(identity_type, value):
+    with pytest.raises(ValueError, match="Must be a device's advertising id: a UUID"):
+        identities.identity_normalize(identity_type, value)
+
+
+def test_the_zeroed_advertising_id_names_no_device():
+    with pytest.raises(ValueError, match="names no device"):
+        identities.identity_normalize("ios_advertising_id",
+                                      "00000000-0000-0000-0000-000000000000")
 
 
 def test_an_install_id_must_be_a_uuid():

@@ -130,12 +130,52 @@ def test_a_bad_identity_is_a_400_naming_its_field(owner_api, app, identity, fiel
     assert field in json.dumps(details["subject_identities"])
 
 
+NOT_A_DEVICE = ("Must be a device's advertising id: a UUID written like "
+                "3f1c2a9e-0d4b-4e8f-9a61-5b7c8d9e0f12.")
+
+
+@pytest.mark.parametrize(("identity_type", "value", "message"), [
+    ("android_advertising_id", "not-a-device", NOT_A_DEVICE),
+    ("ios_vendor_id", "12345", NOT_A_DEVICE),
+    ("ios_advertising_id", "00000000-0000-0000-0000-000000000000",
+     "The zeroed id is what a device without tracking consent sends; it names no device, and "
+     "installs never keep it."),
+    ("install_id", "install-42", "Must be a UUID."),
+])
+@pytest.mark.parametrize("request_type", ["erasure", "access"])
+def test_an_identity_that_cannot_name_anyone_is_refused_when_filed(
+        owner_api, app, identity_type, value, message, request_type):
+    # Run, it would end "completed" with nothing found: a request that did nothing.
+    response = file(owner_api, opendsr_body(app, subject_request_type=request_type,
+                                            subject_identities=[{
+                                                "identity_type": identity_type,
+                                                "identity_format": "raw",
+                                                "identity_value": value}]))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert error["details"] == {"subject_identities": [f"0: identity_value: {message}"]}
+    assert SubjectRequest.objects.count() == 0
+
+
 def test_plain_http_callbacks_need_local_receivers_allowed(owner_api, app, settings):
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     response = file(owner_api, opendsr_body(
         app, status_callback_urls=["http://controller.example.com/cb"]))
     assert response.status_code == 400
     assert "status_callback_urls" in response.json()["error"]["details"]
+
+
+def test_a_public_plain_http_callback_is_refused_even_with_local_receivers_allowed(
+        owner_api, app, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    response = file(owner_api, opendsr_body(
+        app, status_callback_urls=["http://93.184.216.34/cb"]))
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["status_callback_urls"] == [
+        "0: Refused: 93.184.216.34, a public address; plain http is only for a receiver on "
+        "loopback or a private network. Use an https URL."]
+    assert SubjectRequest.objects.count() == 0
 
 
 def test_another_organizations_app_is_not_found(outsider_api, app):

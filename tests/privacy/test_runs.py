@@ -12,6 +12,7 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from accounts.models import User
 from outbox.sweep import kind_sweep
 from privacy import erasure, policy, services
 from privacy.enqueue import RUNS
@@ -236,3 +237,15 @@ def test_a_run_past_its_lease_is_not_taken_from_the_worker_still_at_it(
     assert RequestRunAttempt.objects.count() == 1
     assert SubjectRequest.objects.get().status == RequestStatus.COMPLETED
     assert Install.objects.get().device_id is None
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_a_runs_tries_and_their_errors(owner_api, app, client, failing_eraser):
+    request_id = file(owner_api, app)
+    services.request_run(request_id=request_id)
+    client.force_login(User.objects.create_superuser("ops@example.com", "operator-password"))
+    request_page = client.get(f"/admin/privacy/subjectrequest/{request_id}/change/")
+    run_page = client.get(f"/admin/privacy/requestrun/{request_id}/change/")
+    assert request_page.status_code == run_page.status_code == 200
+    for page in (request_page, run_page):
+        assert "LockTimeout: canceling statement due to lock timeout" in page.content.decode()

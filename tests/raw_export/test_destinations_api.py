@@ -72,9 +72,9 @@ def test_a_directory_destination_needs_only_a_path(owner_api):
     ("format", "json", "parquet or csv"),
     ("topics", ["installs", "everything"], "one of"),
     ("topics", [], "empty"),
-    ("topics", "installs", "list"),
+    ("topics", "installs", "array"),
     ("app_ids", ["not-a-uuid"], "UUID"),
-    ("app_ids", "all", "list"),
+    ("app_ids", "all", "array"),
     ("path", "daily", "Only for a directory"),
     ("colour", "blue", "Unknown field"),
 ])

@@ -70,9 +70,9 @@ def test_the_duckdb_examples_answer_what_the_database_holds(written, app):
     assert counted == installs_by_source(app)
 
     days = duckdb.sql(by_day).fetchall()
-    assert sum(events for _, events, _ in days) == Event.objects.filter(app=app).count()
+    assert sum(events for _, events, _, _ in days) == Event.objects.filter(app=app).count()
     scenario = written[0]
-    revenue = {day: usd for day, _, usd in days}
+    revenue = {day: usd for day, _, usd, _ in days}
     assert round(revenue[scenario.day1], 2) == Decimal("17.50")
 
     # Every hour of the scenario is long past, so every install is in a complete hour.

@@ -12,6 +12,7 @@ import pytest
 
 from apple_ads.models import Claim
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig
+from raw_export import columns
 from raw_export.storage import DirectoryStorage
 from raw_export.writing import write_run
 from skan.models import Postback
@@ -103,7 +104,7 @@ def test_skan_postbacks_keep_apples_fields_without_the_raw_body(app, day, tmp_pa
     rows = read(tmp_path, "skan_postbacks", "dt, h, ad_network_id, media_source, fine_value, "
                 "did_win, source_identifier, schema_version")
     assert rows == [(day, 23, "Example123.SKAdNetwork", "example123.skadnetwork", 42, True,
-                     "5239", 1)]
+                     "5239", columns.SCHEMA_VERSION)]
     everything = b"".join(p.read_bytes() for p in tmp_path.rglob("*.parquet"))
     assert b"secret-signature" not in everything
 

@@ -73,7 +73,7 @@ def _environment(pair: ReplicaPair, database: str, port: int, pool: str) -> dict
     env.update(DATABASE_URL=pair.primary.url(database),
                DATABASE_REPLICA_URL=pair.replica.url(database), DATABASE_POOL=pool,
                SECRET_KEY=settings.SECRET_KEY, DEBUG="0", ALLOWED_HOSTS="127.0.0.1",
-               GUNICORN_BIND=f"127.0.0.1:{port}", DELIVERY_ALLOW_PRIVATE_NETWORKS="1",
+               GUNICORN_BIND=f"127.0.0.1:{port}", OUTBOUND_ALLOW_PRIVATE_NETWORKS="1",
                PYTHONPATH=str(settings.BASE_DIR), PYTHONUNBUFFERED="1")
     return env
 

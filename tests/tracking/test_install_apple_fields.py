@@ -5,7 +5,9 @@ text."""
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
+from tests.factories import AppFactory, issue_key
 from tests.tracking.conftest import install_body
 from tracking.models import Install
 
@@ -13,7 +15,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("status", ["authorized", "denied", "restricted", "not_determined"])
-def test_each_att_status_is_kept_on_the_install(sdk, app, status):
+def test_each_att_status_is_kept_on_the_install(owner, status):
+    app = AppFactory(organization=owner.organization, platform="ios", package_name=None,
+                     bundle_id="com.example.runner")
+    sdk = APIClient()
+    sdk.credentials(HTTP_X_API_KEY=issue_key(app))
     response = sdk.post("/api/v1/installs", install_body(app, platform="ios", att_status=status,
                                                          device_id=f"dev-{status}"),
                         format="json")

@@ -280,6 +280,51 @@ def test_the_keys_rate_limit_is_enforced(api, app, one_rate_window):
     assert blocked["Retry-After"] == "1"
 
 
+@pytest.mark.parametrize("platform", ["ios", "web"])
+def test_an_android_apps_install_on_another_platform_is_refused(sdk, app, platform):
+    response = post_install(sdk, app, platform=platform, device_id="gaid-1")
+    assert response.status_code == 400
+    assert response.json() == {"success": False, "error": {
+        "code": "VALIDATION_ERROR",
+        "message": f"The install says platform {platform}, but this app's platform is android.",
+        "details": {"platform": ["Must be android: this app's platform is android."]}}}
+    assert not Install.objects.exists()
+
+
+@pytest.mark.parametrize(("app_platform", "identifier", "refused"), [
+    ("web", {"domain": "shop.example"}, ("ios", "android")),
+    ("ios", {"bundle_id": "com.example.shop"}, ("android", "web")),
+])
+def test_web_and_ios_apps_take_installs_of_their_own_platform_only(
+        owner, app_platform, identifier, refused):
+    from rest_framework.test import APIClient
+
+    app = AppFactory(organization=owner.organization, platform=app_platform, package_name=None,
+                     **identifier)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=issue_key(app))
+    for platform in refused:
+        response = post_install(client, app, platform=platform, device_id=f"d-{platform}")
+        assert response.status_code == 400
+        assert response.json()["error"]["details"] == {"platform": [
+            f"Must be {app_platform}: this app's platform is {app_platform}."]}
+    accepted = post_install(client, app, platform=app_platform, device_id="d-own")
+    assert accepted.status_code == 201
+    assert list(Install.objects.values_list("platform", "device_id")) == [
+        (app_platform, "d-own")]
+
+
+def test_an_event_batch_takes_no_platform_so_a_stray_one_changes_nothing(sdk, app):
+    # Events carry no platform (an event's platform is its install's): a `platform` key is
+    # ignored like any field a newer SDK might send, not a way around the install check.
+    response = sdk.post("/api/v1/events", {
+        "app_id": str(app.id), "sdk_version": "1", "device_id": "gaid-1", "platform": "ios",
+        "events": [{"event_name": "x", "properties": {}, "timestamp": 1_795_000_000_000,
+                    "session_id": "6f1c4f5e-2d4b-4b7a-9a8f-0c1e2d3f4a5b"}]}, format="json")
+    assert response.status_code == 200
+    assert response.json()["data"]["accepted"] == 1
+
+
 def test_an_oversized_body_is_rejected(sdk, app, settings):
     settings.SDK_MAX_BODY_BYTES = 2048
     response = post_install(sdk, app, install_referrer="x" * 4000)

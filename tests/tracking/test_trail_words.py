@@ -266,3 +266,88 @@ def test_an_install_from_a_public_address_with_no_click_there_says_so():
     told = words(device_candidates=[click(5, advertising_id="gaid-9")])
     assert told.steps[2] == Step("Fingerprint",
                                  "No click from this install's network in the window.")
+
+
+# --- What the fraud rules refused (tracking/fraud_gate.py writes these trails) ---------------
+
+REFUSED_ENTRY = {"click_id": "c-1", "clicked_at": "2026-11-20T14:29:57+00:00",
+                 "media_source": "hijacker", "campaign_id": "summer", "method": "fraud",
+                 "reason": "ctit_anomalies", "value": 3, "sub_reason": "",
+                 "lost_because": "not eligible: click 3 s before install: below the 10 s floor "
+                                 "(install hijacking)"}
+
+
+def blocked_trail(**fraud):
+    return {
+        "window_start": "2026-11-13T14:30:00+00:00", "method": "organic", "score": 0,
+        "factors": {},
+        "steps": [{"method": "install_referrer", "outcome": "no usable referrer"},
+                  {"method": "device_id",
+                   "outcome": "every click of this device refused by a fraud rule",
+                   "refused": {"clicks": 1, "latest_click_id": "c-1"}},
+                  {"method": "fingerprint", "outcome": "no click from this network"}],
+        "candidates": [REFUSED_ENTRY],
+        "fraud": {"status": "blocked", "reasons": [
+            {"reason": "ctit_anomalies", "value": 3, "sub_reason": "",
+             "words": "click 3 s before install: below the 10 s floor (install hijacking)"}],
+            "refused": {**{k: REFUSED_ENTRY[k] for k in ("click_id", "clicked_at",
+                                                         "media_source", "campaign_id")},
+                        "method": "device_id"}, **fraud}}
+
+
+def test_a_device_click_refused_by_a_rule_is_found_and_refused_not_missing():
+    told = trail_in_words(blocked_trail(), installed_at=NOW)
+    refusal = "click 3 s before install: below the 10 s floor (install hijacking)"
+    assert told.summary == (
+        f"Blocked: found the click of 14:29 from hijacker / summer with this device id and "
+        f"refused it ({refusal}); no other click qualified, so the install was credited to no "
+        "one (answered organic).")
+    assert told.steps[1] == Step("Device id", "Found the click of 14:29 from hijacker / summer "
+                                              f"with this device id and refused it ({refusal}).")
+    assert told.lost[0].tier == "Fraud rules" and told.lost[0].reason == (
+        f"Not eligible: {refusal}")
+
+
+def test_several_refused_clicks_of_a_tier_are_counted_with_the_latest_named():
+    decision = blocked_trail()
+    decision["steps"][1]["refused"] = {"clicks": 3, "latest_click_id": "c-1"}
+    told = trail_in_words(decision, installed_at=NOW)
+    assert told.steps[1].sentence == (
+        "Found 3 clicks with this device id, and fraud rules refused every one; the latest, of "
+        "14:29 from hijacker / summer: click 3 s before install: below the 10 s floor (install "
+        "hijacking).")
+
+
+def test_more_refused_clicks_than_listed_are_counted():
+    told = trail_in_words(blocked_trail(refused_clicks=30), installed_at=NOW)
+    assert told.counts == ("Fraud rules refused 30 of the clicks read; the trail lists 1 of "
+                           "them.",)
+
+
+def test_a_burst_counted_again_in_the_click_records_gives_its_true_size():
+    from tracking.trail_words import DeviceClicks
+
+    entry = {**REFUSED_ENTRY, "reason": "too_many_engagements", "value": 20,
+             "sub_reason": "at_least",
+             "lost_because": "not eligible: at least 20 clicks from this device for this source "
+                             "within an hour (limit 5), among the device's latest clicks the "
+                             "decision reads"}
+    decision = blocked_trail()
+    decision["candidates"] = [entry]
+    counted = DeviceClicks(total=50, complete=True, read=20, bursts={"c-1": 50})
+    told = trail_in_words(decision, installed_at=NOW, device_clicks=counted)
+    assert told.lost[0].reason == ("Not eligible: 50 clicks from this device for this source "
+                                   "within an hour in the click records (the decision read 20 "
+                                   "of them)")
+    assert told.counts[0].startswith("This device has 50 clicks in the window in the click "
+                                     "records; the decision read its 20 most recent")
+
+
+def test_a_trail_from_before_the_refusals_were_recorded_still_reads():
+    decision = blocked_trail()
+    decision["steps"][1] = {"method": "device_id", "outcome": "no click with this device id"}
+    del decision["fraud"]["refused"]["method"]
+    told = trail_in_words(decision, installed_at=NOW)
+    assert told.summary.startswith("Blocked: found the click of 14:29 from hijacker / summer "
+                                   "and refused it (click 3 s before install")
+    assert told.steps[1] == Step("Device id", "No click with this device id in the window.")

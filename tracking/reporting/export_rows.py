@@ -34,17 +34,22 @@ class IsoUtc(Func):
                     ).as_sql(compiler, connection, **extra)
 
 
-# Times come back as ISO 8601 text (see IsoUtc), in the order of these names.
+# Times come back as ISO 8601 text (see IsoUtc), in the order of these names. Each row ends
+# with the fraud marks analytics.counting reads: an install's status and reasons; an event's
+# own mark (an event of a blocked install) and its install's status and reasons.
 INSTALL_EXPORT_FIELDS = (
     "id", "installed_at", "device_id", "platform", "match_type", "confidence", "is_organic",
     "media_source", "campaign_id", "adset", "ad", "click_id", "attributed_touch_time",
-    "sdk_version", "os_version", "device_model", "platform_metadata")
+    "sdk_version", "os_version", "device_model", "platform_metadata", "fraud_status",
+    "fraud_reasons")
 EVENT_EXPORT_FIELDS = (
     "id", "event_id", "occurred_at", "received_at", "event_name", "device_id", "install_id",
-    "session_id", "revenue_amount", "revenue_currency", "properties")
+    "session_id", "revenue_amount", "revenue_currency", "properties", "is_blocked",
+    "install__fraud_status", "install__fraud_reasons")
 REVENUE_EXPORT_FIELDS = (
     "id", "occurred_at", "event_name", "device_id", "install_id", "install__is_organic",
-    "install__media_source", "install__campaign_id", "revenue_amount", "revenue_currency")
+    "install__media_source", "install__campaign_id", "revenue_amount", "revenue_currency",
+    "is_blocked", "install__fraud_status", "install__fraud_reasons")
 _AS_TEXT = {
     "installed_at": IsoUtc("installed_at"),
     "attributed_touch_time": IsoUtc("attributed_touch_time"),
@@ -53,6 +58,9 @@ _AS_TEXT = {
     # The JSON as stored, as text: decoding it only to encode it again would halve the speed.
     "properties": Cast("properties", TextField()),
     "platform_metadata": Cast("platform_metadata", TextField()),
+    # Nearly always "[]": the export reads the text and decodes only the others.
+    "fraud_reasons": Cast("fraud_reasons", TextField()),
+    "install__fraud_reasons": Cast("install__fraud_reasons", TextField()),
 }
 
 

@@ -43,7 +43,7 @@ EVENT_FIELDS = (
     "revenue_amount", "revenue_currency", "session_id", "device_id", "install_id",
     "install__installed_at", "install__platform", "install__match_type",
     "install__media_source", "install__campaign_id", "install__adset", "install__ad",
-    "is_blocked")
+    "is_blocked", "install__fraud_status", "install__fraud_reasons")
 CLICK_FIELDS = (
     "app_id", "id", "clicked_at", "media_source", "campaign_id", "adset", "ad",
     "advertising_id", "ip", "user_agent", "os_family", "os_version", "device_model", "link_id")
@@ -153,7 +153,8 @@ def events(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Wa
     rows = rows.annotate(raw_properties=Cast("properties", CharField()))
     fields = tuple("raw_properties" if f == "properties" else f for f in EVENT_FIELDS)
     return _stream(_values(rows.order_by("received_at", "id"), fields,
-                           uuids=("app_id", "session_id", "install_id")))
+                           uuids=("app_id", "session_id", "install_id"),
+                           jsons=("install__fraud_reasons",)))
 
 
 def clicks(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Watermark

@@ -69,8 +69,10 @@ class RevenueEventRow:
     campaign_id: str | None
     currency: str
     amount: Decimal
-    # The event's own mark (an event of a blocked install) or its install's fraud status.
-    fraud_status: str = "clean"
+    # Whether the event was stored as an event of a blocked install, and its install's fraud
+    # status: what analytics.counting reads to decide whether the revenue counts.
+    is_blocked: bool = False
+    install_fraud_status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Activity:
     install_id: uuid.UUID
     cohort: date
     day: date
+    install_fraud_status: str = "clean"
 
 
 def day_bounds(day: date) -> tuple[datetime, datetime]:
@@ -226,18 +229,20 @@ def revenue_events(scope: Scope) -> list[RevenueEventRow]:
                          "is_blocked", "install__fraud_status"))
     return [RevenueEventRow(app_id=r[0], day=r[1], install_id=r[2], installed_at=r[3],
                             is_organic=r[4], media_source=r[5], campaign_id=r[6],
-                            currency=r[7] or "", amount=r[8],
-                            fraud_status="blocked" if r[9] else (r[10] or "clean"))
+                            currency=r[7] or "", amount=r[8], is_blocked=r[9],
+                            install_fraud_status=r[10])
             for r in rows]
 
 
-def active_installs_by_cohort_day(scope: OneDay, *, max_age_days: int) -> list[tuple[date, int]]:
+def active_installs_by_cohort_day(scope: OneDay, *, max_age_days: int,
+                                  statuses_left_out: Sequence[str]) -> list[tuple[date, int]]:
     """(install day, installs with any event on the day) for installs of the `max_age_days`
-    days before the day."""
+    days before the day, leaving out installs of the fraud statuses given."""
     start, _end = day_bounds(scope.day)
     rows = (_rows(Event, "events", "occurred_at", scope)
             .filter(install__installed_at__gte=start - timedelta(days=max_age_days),
                     install__installed_at__lt=start)
+            .exclude(install__fraud_status__in=statuses_left_out)
             .annotate(cohort=TruncDate("install__installed_at"))
             .values_list("cohort").annotate(active=Count("install_id", distinct=True))
             .order_by())
@@ -249,7 +254,8 @@ def activity_arrived(scope: Arrivals, *, max_age_days: int) -> list[Activity]:
     install's own day, once."""
     rows = (_rows(Event, "events", "occurred_at", scope).filter(install_id__isnull=False)
             .annotate(day=TruncDate("occurred_at"), cohort=TruncDate("install__installed_at"))
-            .values_list("app_id", "install_id", "cohort", "day").distinct().order_by())
+            .values_list("app_id", "install_id", "cohort", "day", "install__fraud_status")
+            .distinct().order_by())
     return [Activity(*row) for row in rows
             if 1 <= (row[3] - row[2]).days <= max_age_days]
 

@@ -28,7 +28,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('apps_registry', '0004_app_retention_days'),
-        ('delivery', '0006_platform_kinds'),
+        ('delivery', '0007_delivery_install_id'),
     ]
 
     operations = [
