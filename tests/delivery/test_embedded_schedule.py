@@ -77,7 +77,7 @@ def test_the_sweep_entry_sends_a_due_retry_and_a_failing_task_does_not_stop_the_
 
     with caplog.at_level(logging.INFO):
         start({"fails": {"task": "tests.scheduler.fails", "schedule": 0.2},
-               "delivery-sweep": {"task": "delivery.sweep", "schedule": 0.2}})
+               "outbox-sweep": {"task": "outbox.sweep", "schedule": 0.2}})
         delivery = wait_until(lambda: Delivery.objects.filter(state="succeeded").first())
     assert delivery.attempts_made == 2 and len(receiver.requests) == 2
     failures = [record for record in caplog.records if record.levelno == logging.ERROR
