@@ -251,9 +251,9 @@ def test_the_dashboard_shows_an_installs_link_and_deep_link(sdk, app, owner_api)
 
 
 def test_tracking_without_the_links_reader_answers_null_for_a_link_click(sdk, app, monkeypatch):
-    from tracking import services
+    from tracking.services import clicks
 
-    monkeypatch.setattr(services, "_deep_link_reader", None)
+    monkeypatch.setattr(clicks, "_deep_link_reader", None)
     link = make_link(app)
     follow(link, advertising_id="gaid-16")
 

@@ -280,18 +280,18 @@ def test_the_install_path_reads_the_policy_from_memory_and_a_change_at_once(
 
 
 def test_the_service_asks_for_the_policy_only_when_it_can_matter(monkeypatch):
-    from tracking import services
+    from tracking.services import installs
 
     asked = []
-    monkeypatch.setattr(services.app_selectors, "app_target",
+    monkeypatch.setattr(installs.app_selectors, "app_target",
                         lambda *, app_id: asked.append(app_id))
     app_id = uuid.uuid4()
-    assert services._ios_fingerprinting(app_id, iphone(att_status="authorized")) == (
+    assert installs._ios_fingerprinting(app_id, iphone(att_status="authorized")) == (
         attribution.IOS_FINGERPRINTING_WITH_CONSENT)
-    assert services._ios_fingerprinting(app_id, InstallSignals(platform="android")) == (
+    assert installs._ios_fingerprinting(app_id, InstallSignals(platform="android")) == (
         attribution.IOS_FINGERPRINTING_WITH_CONSENT)
     assert asked == []
     # An app deleted meanwhile: the default.
-    assert services._ios_fingerprinting(app_id, iphone(att_status="denied")) == (
+    assert installs._ios_fingerprinting(app_id, iphone(att_status="denied")) == (
         attribution.IOS_FINGERPRINTING_WITH_CONSENT)
     assert asked == [app_id]
