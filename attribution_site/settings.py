@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "google_ads",
     "raw_export",
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
+    "attribution_site",  # no models: its management command (architecture_map)
 ]
 
 MIDDLEWARE = [

@@ -17,6 +17,7 @@ from google_ads.models import Attempt, Claim
 
 def erase(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID],
           device_ids: Iterable[str]) -> dict[str, int]:
+    """Clear the device's identifiers and the attempts' response bodies; rows touched."""
     claims = Claim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
     with transaction.atomic():
         attempts = Attempt.objects.filter(claim__in=claims).update(response_body="", url="")
