@@ -71,7 +71,8 @@ def test_every_registry_describes_each_entry_with_its_app_and_a_line_of_what_it_
     described = {
         "domain events": domain_events.describe(), "readiness": readiness.describe(),
         "erasers": erasure.describe(), "beat": celery.describe(),
-        "hand-offs": architecture_map.hand_offs_describe(), "apps": architecture_map.apps_describe(),
+        "hand-offs": architecture_map.hand_offs_describe(),
+        "apps": architecture_map.apps_describe(),
     }
     missing = [f"{name}: {row}" for name, rows in described.items() for row in rows
                if not (row.get("does") or row.get("owns"))]
