@@ -166,7 +166,10 @@ def tables_render(text: str, rendered: Mapping[str, str]) -> str:
         pattern = re.compile(rf"(<!-- map:{marker} -->\n).*?(<!-- /map:{marker} -->)", re.DOTALL)
         if not pattern.search(text):
             raise MarkerMissing(f"no <!-- map:{name} --> ... <!-- /map:{name} --> pair")
-        text = pattern.sub(lambda match, table=table: f"{match[1]}{table}\n{match[2]}", text)
+        # Blank lines around the table: without them a renderer may read the closing marker
+        # as one more row.
+        text = pattern.sub(lambda match, table=table: f"{match[1]}\n{table}\n\n{match[2]}",
+                           text)
     unknown = set(re.findall(r"<!-- map:([\w-]+) -->", text)) - set(rendered)
     if unknown:
         raise MarkerMissing(f"markers of no table: {', '.join(sorted(unknown))}")

@@ -38,8 +38,8 @@ def test_a_table_is_written_between_its_markers_and_the_prose_is_kept():
 
     written = architecture_map.tables_render(text, {"kinds": table})
 
-    assert written == ("before\n<!-- map:kinds -->\n| kind | task |\n|---|---|\n"
-                       "| a\\|b | `x.y` |\n<!-- /map:kinds -->\nafter\n")
+    assert written == ("before\n<!-- map:kinds -->\n\n| kind | task |\n|---|---|\n"
+                       "| a\\|b | `x.y` |\n\n<!-- /map:kinds -->\nafter\n")
     assert architecture_map.tables_render(written, {"kinds": table}) == written
 
 
