@@ -16,10 +16,10 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
+from attribution_site.currencies import currency_code
 from attribution_site.database import database_settings, prepared_statements_default
 from attribution_site.env import Env
 from attribution_site.replica import REPLICA, replica_settings
-from tracking.currencies import currency_code
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env(os.environ)
