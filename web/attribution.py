@@ -1,4 +1,4 @@
-"""Web visit attribution (docs/web.md, "Attribution"; issue 33, "Web attribution"). Pure:
+"""Web visit attribution (docs/web.md, "Attribution"). Pure:
 standard library and the waterfall's plain values only, no ORM, no clock.
 
 A web id's first visit is its install; what credits it, first rule that applies:
