@@ -384,10 +384,21 @@ class InstallOutput(serializers.Serializer):
         "The fraud rules' verdict and its reasons (docs/fraud.md)."))
 
 
+class WebJourneyOutput(serializers.Serializer):
+    web_id = serializers.CharField()
+    landing_url = serializers.CharField(allow_null=True, required=False)
+    referrer_host = serializers.CharField(allow_null=True, required=False)
+    visit_media_source = serializers.CharField(allow_null=True, required=False)
+    visit_campaign = serializers.CharField(allow_null=True, required=False)
+
+
 class InstallDetailOutput(InstallOutput):
     consent = ConsentOutput(allow_null=True, help_text=(
         "The user's consent now (docs/privacy.md, \"Consent\"); null when none was ever "
         "sent."))
+    web = WebJourneyOutput(required=False, help_text=(
+        "The web journey (docs/web.md): a web app's install's landing page and source, or "
+        "the web visit an app install came from; absent when none is known."))
 
 
 def install_answer(outcome) -> dict:
