@@ -72,9 +72,8 @@ INSTALLED_APPS = [
     "consent",
     "privacy",
     "retention",
-    "integrations",
+    "networks",
     "fraud",
-    "google_ads",
     "raw_export",
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
 ]

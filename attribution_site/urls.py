@@ -24,7 +24,7 @@ api_v1 = [
     path("", include("skan.urls")),
     path("", include("consent.urls")),
     path("", include("privacy.urls")),
-    path("", include("integrations.urls")),
+    path("", include("networks.urls")),
     path("", include("fraud.urls")),
     path("", include("raw_export.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

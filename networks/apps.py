@@ -1,21 +1,32 @@
-"""Integrations (docs/networks.md): an app's settings for the self-attributing platforms, Meta
-and Google Ads, whose secrets are stored encrypted, read through cached selectors by the install
-path and by the workers that talk to the platforms."""
+"""The networks app (docs/networks.md): everything this service knows of the self-attributing ad
+networks, one home per platform. Meta (networks/meta/) and Google Ads (networks/google/): an
+app's configuration for each (secrets encrypted, read through cached selectors), their referrers
+read before the waterfall (networks/referrers.py), Google's claims after an install (an outbox
+kind) and the conversions sent back to both (networks/forwarding.py, carried by delivery).
+
+On start: every write of a configuration drops the app's cached integrations, and Google's
+claims subscribe to tracking's InstallAttributed, so a claim commits with the install it is
+about.
+"""
 
 from django.apps import AppConfig
 
 
-class IntegrationsConfig(AppConfig):
-    name = "integrations"
+class NetworksConfig(AppConfig):
+    name = "networks"
+    verbose_name = "Ad networks"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from attribution_site import domain_events
         from attribution_site.local_cache import invalidate_on_write
-        from integrations import selectors
-        from integrations.models import GoogleAdsConfig, MetaConfig
+        from networks import selectors
+        from networks.google import claims
+        from networks.models import GoogleAdsConfig, MetaConfig
 
         # Every write, whoever makes it (the API, the console, the admin, a cascade), drops the
         # app's cached integrations in every process.
         for model in (MetaConfig, GoogleAdsConfig):
             invalidate_on_write(
                 model, lambda config, deleted: selectors.integrations_changed(app_id=config.app_id))
+        domain_events.subscribe(domain_events.InstallAttributed, claims.claims_for_installs)

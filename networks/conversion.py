@@ -1,31 +1,29 @@
 """Conversions sent back to Google Ads and Meta (docs/networks.md, "Sending conversions"): which
-facts go to which platform under which name, what is frozen when they happen, and the request
-each platform's API takes. Pure: standard library only, no ORM, no settings, no clock.
+facts go to which platform under which name and what is frozen when they happen; each
+platform's request is its protocol's (networks/google/protocol.py, networks/meta/protocol.py).
+Pure: standard library only, no ORM, no settings, no clock.
 
 Per integration, `event_mapping` names the events that go (our event name -> the platform's).
 Installs go to Meta as `MOBILE_APP_INSTALL`; to Google they go as the claim's `first_open`
-(google_ads), never twice. Google takes a mapped event on its App Conversion API: a Google
-event name (`in_app_purchase` with `value` and `currency_code`, ...) as that type, any other
-as a `custom` event. Meta takes app events on its Graph API, `POST /{app-id}/activities`, with
-the integration's access token. The user's consent at the fact decides whether it goes at all
-(consent.sharing: only `full` sharing sends a conversion, which names the device); Google is
-told the consent in its terms (`eea`, `ad_user_data`, `ad_personalization`).
+(networks/google/claims.py), never twice. Google takes a mapped event on its App Conversion
+API: a Google event name (`in_app_purchase` with `value` and `currency_code`, ...) as that
+type, any other as a `custom` event. Meta takes app events on its Graph API (`POST
+/{app-id}/activities`) with the integration's access token. The user's consent at the fact
+decides whether it goes at all (consent.sharing: only `full` sharing sends a conversion,
+which names the device); Google is told the consent in its terms (`eea`, `ad_user_data`,
+`ad_personalization`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
 from typing import Any
 
+# The platforms, named as delivery's kinds name the rows that carry their conversions.
 GOOGLE_ADS, META = "google_ads", "meta"
-PLATFORMS = (GOOGLE_ADS, META)
-META_GRAPH_VERSION = "v21.0"
+# What an install is called at Meta (Google hears of it as the claim's first_open).
 META_INSTALL = "MOBILE_APP_INSTALL"
-META_EVENTS = "CUSTOM_APP_EVENTS"
-META_PURCHASE = "fb_mobile_purchase"
-GOOGLE_PURCHASE = "in_app_purchase"
 
 
 @dataclass(frozen=True)
@@ -42,6 +40,11 @@ class Conversion:
     currency: str | None = None
     consent: dict | None = None  # {"eea", "ad_user_data", "ad_personalization"} or None
 
+    def with_consent(self, consent: Any) -> Conversion:
+        """The conversion with the user's consent at the fact (a consent.consent_data.Consent
+        or None), in the terms Google asks for."""
+        return replace(self, consent=consent_terms(consent))
+
     def body(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True)
 
@@ -50,13 +53,47 @@ class Conversion:
         return cls(**json.loads(body))
 
 
+@dataclass(frozen=True)
+class Account:
+    """One platform an app sends conversions to."""
+
+    platform: str  # GOOGLE_ADS or META
+    account_id: str  # Google's link id, or Meta's app id
+    access_token: str | None  # Meta's; Google's developer token is the operator's setting
+    event_mapping: dict[str, str]
+
+
+def conversion_of(event: Any, account: Account, *, new_installs: bool) -> Conversion | None:
+    """What `account` hears of a fact (tracking's InstallAttributed or EventTracked), before
+    the consent is known; None when it hears nothing of it."""
+    if new_installs:
+        if account.platform != META:
+            return None  # Google hears of an install as its claim's first_open
+        theirs, ours = META_INSTALL, None
+    else:
+        if event.install_id is None:
+            return None  # not linked to an install yet: no device to name
+        if account.platform == GOOGLE_ADS and not event.device_id:
+            return None  # Google identifies the user by the advertising id alone
+        theirs, ours = platform_event(account.event_mapping, event.event_name), event.event_name
+        if theirs is None:
+            return None
+    return Conversion(
+        platform=account.platform, platform_event=theirs, event_name=ours,
+        occurred_at=(event.installed_at if new_installs else event.occurred_at).isoformat(),
+        install_id=str(event.install_id), device_id=event.device_id,
+        value=None if new_installs or event.revenue_amount is None
+        else format(event.revenue_amount.normalize(), "f"),
+        currency=None if new_installs else event.revenue_currency)
+
+
 def platform_event(mapping: dict[str, str], event_name: str) -> str | None:
     """The platform's name of one of our events, or None when it is not sent."""
     name = mapping.get(event_name)
     return name if isinstance(name, str) and name else None
 
 
-def google_consent(consent: Any) -> dict | None:
+def consent_terms(consent: Any) -> dict | None:
     """A consent.consent_data.Consent in Google's terms; None when none was ever sent."""
     if consent is None:
         return None
@@ -77,33 +114,4 @@ class DeviceFacts:
     user_agent: str
 
 
-def meta_request(*, origin: str, meta_app_id: str, access_token: str,
-                 conversion: Conversion, device: DeviceFacts) -> tuple[str, dict[str, str],
-                                                                      bytes]:
-    """(url, headers, body) of Meta's app event: the install, or one custom app event."""
-    ios = device.platform == "ios"
-    body: dict[str, Any] = {
-        "event": META_INSTALL if conversion.event_name is None else META_EVENTS,
-        "advertiser_tracking_enabled": 1 if conversion.device_id else 0,
-        "application_tracking_enabled": 1,
-        # Meta's extended device information, in its documented order (version "a2"/"i2").
-        "extinfo": ["i2" if ios else "a2", "", "", "", device.os_version,
-                    device.device_model, device.language, "", "", 0, 0, "0", 0, 0, 0, ""],
-        "access_token": access_token,
-    }
-    if conversion.device_id:
-        body["advertiser_id"] = conversion.device_id
-    else:
-        body["anon_id"] = conversion.install_id
-    if conversion.event_name is not None:
-        event: dict[str, Any] = {"_eventName": conversion.platform_event,
-                                 "_logTime": int(datetime.fromisoformat(
-                                     conversion.occurred_at).timestamp())}
-        if conversion.value is not None:
-            event["_valueToSum"] = float(conversion.value)
-        if conversion.currency:
-            event["fb_currency"] = conversion.currency
-        body["custom_events"] = [event]
-    url = f"{origin}/{META_GRAPH_VERSION}/{meta_app_id}/activities"
-    return url, {"Content-Type": "application/json"}, json.dumps(body).encode()
-
+NO_DEVICE = DeviceFacts("", "", "", "", "", None, "")

@@ -12,8 +12,8 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from integrations import meta_referrer
-from integrations import selectors as integration_selectors
+from networks import selectors as integration_selectors
+from networks.meta import referrer as meta_referrer
 from tracking import attribution
 from tracking.waterfall_inputs import PlatformReferrer
 

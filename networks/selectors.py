@@ -15,7 +15,7 @@ from django.db import transaction
 
 from attribution_site.local_cache import LocalCache
 from attribution_site.secrets import NETWORK_CREDENTIALS, SecretUnreadable, secret_decrypt
-from integrations.models import GoogleAdsConfig, MetaConfig
+from networks.models import GoogleAdsConfig, MetaConfig
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from attribution_site.api.fields import StrictSerializer
-from integrations import validation
-from integrations.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, MetaConfig
+from networks import validation
+from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, MetaConfig
 
 
 class _RuleField(serializers.Field):

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from attribution_site.secrets import NETWORK_CREDENTIALS, secret_encrypt
-from integrations.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, MetaConfig
+from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, MetaConfig
 
 META = "meta"
 GOOGLE_ADS = "google_ads"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from google_ads import services
+from networks.google import services
 from outbox.tasks import TASK_OPTIONS
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from integrations import views
+from networks import views
 
 urlpatterns = [
     path("apps/<uuid:app_id>/integrations", views.IntegrationsView.as_view(),

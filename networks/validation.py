@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from integrations.models import META_VIEW_WINDOW_MAXIMUM_HOURS
+from networks.models import META_VIEW_WINDOW_MAXIMUM_HOURS
 
 DECRYPTION_KEY = re.compile(r"[0-9a-fA-F]{64}")
 META_APP_ID = re.compile(r"[0-9]{1,32}")

@@ -13,9 +13,9 @@ from rest_framework.response import Response
 from accounts.models import User
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import Forbidden, NotFound, ValidationFailed
-from integrations import selectors, services
-from integrations.models import META_VIEW_WINDOW_DEFAULT_HOURS
-from integrations.serializers import (
+from networks import selectors, services
+from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS
+from networks.serializers import (
     GoogleAdsIntegrationInput,
     GoogleAdsIntegrationOutput,
     IntegrationsOutput,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from apple_ads import erasure as apple_ads_erasure
 from consent import erasure as consent_erasure
 from delivery import erasure as delivery_erasure
-from google_ads import erasure as google_ads_erasure
 from links import erasure as links_erasure
+from networks.google import erasure as google_ads_erasure
 from tracking import erasure as tracking_erasure
 
 # Order matters only for tracking, which finds the clicks through the installs: it goes first.

@@ -26,12 +26,12 @@ from attribution_site.api.exceptions import NotFound, ValidationFailed
 from attribution_site.api.pagination import limit_from_query
 from consent import selectors as consent_selectors
 from consent.consent_data import public as consent_public
+from networks.referrers import MetaInstallReferrer
 from tracking import redirects, selectors, services
 from tracking.click_intake import click_from_request
 from tracking.click_values import MAX_LENGTH, click_values
 from tracking.event_batch import check_batch
 from tracking.fraud_gate import play_signals
-from tracking.platform_referrers import MetaInstallReferrer
 from tracking.serializers import (
     AttributionResult,
     EventBatchInput,

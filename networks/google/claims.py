@@ -25,14 +25,14 @@ from django.utils import timezone
 from attribution_site.write_batch import WriteBatch
 from consent import selectors as consent_selectors
 from consent import sharing
-from google_ads import client, enqueue, policy, protocol
-from google_ads.models import Attempt, Claim
-from google_ads.policy import CrossNetwork, Reading, State, Step
-from integrations import selectors as integrations
+from networks import selectors
+from networks.google import client, enqueue, policy, protocol
+from networks.google.policy import CrossNetwork, Reading, State, Step
+from networks.google.referrer import google_click
+from networks.models import GoogleClaim, GoogleClaimAttempt
 from outbox.claim import work_claim, work_due
 from outbox.record import Result, attempt_record
 from tracking import services as tracking_services
-from tracking.google_referrer import google_click
 
 logger = logging.getLogger(__name__)
 
@@ -54,12 +54,12 @@ def claims_for_installs(events: Sequence[Any], batch: WriteBatch) -> None:
     now = timezone.now()
     rows = []
     for event in events:
-        if event.platform not in PLATFORMS or integrations.google_ads_of(event.app_id) is None:
+        if event.platform not in PLATFORMS or selectors.google_ads_of(event.app_id) is None:
             continue
         click = google_click(event.install_referrer) if event.platform == "android" else None
         if not event.device_id and click is None:
             continue
-        rows.append(Claim(
+        rows.append(GoogleClaim(
             id=uuid.uuid4(), app_id=event.app_id, install_id=event.install_id,
             platform=event.platform, rdid=event.device_id or "",
             gclid=(click and click.gclid) or "", gbraid=(click and click.gbraid) or "",
@@ -74,7 +74,7 @@ def claims_for_installs(events: Sequence[Any], batch: WriteBatch) -> None:
     batch.after_commit(lambda: enqueue.claims_enqueue(claim_ids))
 
 
-def claim_send(*, claim_id: uuid.UUID | str) -> Attempt | None:
+def claim_send(*, claim_id: uuid.UUID | str) -> GoogleClaimAttempt | None:
     """Make the claim's next call now (the first_open, or the cross-network answer), if it is
     due and nobody else holds it. Returns the attempt, or None when there was nothing to do or
     nothing may be sent. Never call inside a transaction: the call to Google takes up to
@@ -83,7 +83,7 @@ def claim_send(*, claim_id: uuid.UUID | str) -> Attempt | None:
     claim = work_due(enqueue.CLAIMS, claim_id, now=now)
     if claim is None:
         return None
-    integration = integrations.google_ads_of(claim.app_id)
+    integration = selectors.google_ads_of(claim.app_id)
     if integration is None:
         _close(claim, State.FAILED, NO_INTEGRATION)
         return None
@@ -109,7 +109,7 @@ def claim_send(*, claim_id: uuid.UUID | str) -> Attempt | None:
     return attempt
 
 
-def _request(claim: Claim, link_id: str, consent) -> protocol.Request:
+def _request(claim: GoogleClaim, link_id: str, consent) -> protocol.Request:
     device = protocol.Device(
         platform=claim.platform, rdid=claim.rdid or None,
         # The SDK reports no app version; Google asks for the SDK's when there is none.
@@ -128,10 +128,10 @@ def _request(claim: Claim, link_id: str, consent) -> protocol.Request:
     return protocol.conversion(**common, event_type=protocol.FIRST_OPEN)
 
 
-def _close(claim: Claim, state: State, error: str) -> None:
+def _close(claim: GoogleClaim, state: State, error: str) -> None:
     """End a claim that is not sent, if it is still pending (no attempt: nothing was called)."""
     now = timezone.now()
-    Claim.objects.filter(id=claim.id, state=State.PENDING).update(
+    GoogleClaim.objects.filter(id=claim.id, state=State.PENDING).update(
         state=state, last_error=error, next_attempt_at=None, completed_at=now, updated_at=now,
         **_device_cleared())
     logger.info("Google Ads claim %s: %s", claim.id, error)
@@ -148,7 +148,8 @@ def _attempt_fields(outcome: policy.Outcome, verdict: policy.Verdict, error: str
             "duration_ms": outcome.duration_ms}
 
 
-def _record_first_open(claim: Claim, attempt: Attempt, outcome: policy.Outcome) -> None:
+def _record_first_open(claim: GoogleClaim, attempt: GoogleClaimAttempt,
+                       outcome: policy.Outcome) -> None:
     verdict = policy.judge(outcome)
     now = timezone.now()
     decision = policy.decide(verdict=verdict, attempt_number=attempt.number - claim.step_offset,
@@ -187,7 +188,8 @@ def _record_first_open(claim: Claim, attempt: Attempt, outcome: policy.Outcome) 
                        attempt.number, verdict.message)
 
 
-def _record_cross_network(claim: Claim, attempt: Attempt, outcome: policy.Outcome) -> None:
+def _record_cross_network(claim: GoogleClaim, attempt: GoogleClaimAttempt,
+                          outcome: policy.Outcome) -> None:
     verdict = policy.judge(outcome, step=Step.CROSS_NETWORK)
     now = timezone.now()
     decision, ended = policy.decide_cross_network(

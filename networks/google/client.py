@@ -6,8 +6,8 @@ elsewhere; never raises), for google_ads.policy to judge.
 
 from __future__ import annotations
 
-from google_ads.policy import RESPONSE_BODY_LIMIT, Outcome
-from google_ads.protocol import Request
+from networks.google.policy import RESPONSE_BODY_LIMIT, Outcome
+from networks.google.protocol import Request
 from outbox.json_client import post_json
 
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from google_ads import policy
-from google_ads.models import Attempt, Claim
-from google_ads.policy import State
+from networks.google import policy
+from networks.google.policy import State
+from networks.models import GoogleClaim, GoogleClaimAttempt
 from outbox.enqueue import work_enqueue
 from outbox.kind import Kind, kind_register
 
 INTERRUPTED_GIVEN_UP = "Given up: the worker stopped mid-call once too often."
 
 
-def _exhausted(claim: Claim, now: datetime) -> dict | None:
+def _exhausted(claim: GoogleClaim, now: datetime) -> dict | None:
     if not policy.exhausted(attempts_made=claim.attempts_made):
         return None
     if claim.ad_event_id:  # Google claimed it; only the cross-network answer was lost
@@ -28,7 +28,8 @@ def _exhausted(claim: Claim, now: datetime) -> dict | None:
 
 
 CLAIMS = kind_register(Kind(
-    name="Google Ads claim", work_model=Claim, attempt_model=Attempt, attempt_of="claim",
+    name="Google Ads claim", work_model=GoogleClaim, attempt_model=GoogleClaimAttempt,
+    attempt_of="claim",
     send_task="google_ads.claim", timeout_setting="GOOGLE_ADS_TIMEOUT_SECONDS",
     grace_setting="GOOGLE_ADS_SWEEP_GRACE_SECONDS", exhausted=_exhausted,
 ))

@@ -12,22 +12,23 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from google_ads.models import Attempt, Claim
+from networks.models import GoogleClaim, GoogleClaimAttempt
 
 
 def erase(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID],
           device_ids: Iterable[str]) -> dict[str, int]:
-    claims = Claim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
+    claims = GoogleClaim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
     with transaction.atomic():
-        attempts = Attempt.objects.filter(claim__in=claims).update(response_body="", url="")
+        attempts = GoogleClaimAttempt.objects.filter(claim__in=claims).update(
+            response_body="", url="")
         touched = claims.update(rdid="", gclid="", gbraid="", ip=None, user_agent="")
-    return {Claim._meta.db_table: touched, Attempt._meta.db_table: attempts}
+    return {GoogleClaim._meta.db_table: touched, GoogleClaimAttempt._meta.db_table: attempts}
 
 
 def records_for(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID],
                 device_ids: Iterable[str]) -> dict[str, list[dict]]:
     return {"google_ads_claims": list(
-        Claim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
+        GoogleClaim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
         .order_by("received_at").values("id", "install_id", "state", "received_at",
                                         "completed_at", "answer", "reattributed",
                                         "cross_network"))}

@@ -15,10 +15,10 @@ from django.utils import timezone
 
 from delivery import services
 from delivery.models import Delivery, DeliveryAttempt, State
-from integrations import services as integrations_services
+from networks import services as integrations_services
 from outbox.http import LOCAL_DESTINATIONS_HINT
 from tests.delivery.receivers import Reply
-from tests.google_ads.conftest import (  # noqa: F401 - fixtures shared with google_ads' tests
+from tests.networks.google.conftest import (  # noqa: F401 - fixtures shared with google_ads' tests
     DEV_TOKEN,
     GAID,
     LINK_ID,

@@ -3,8 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from integrations import services
-from tests.integrations.test_meta_referrer import EXAMPLE_KEY
+from networks import services
+from tests.networks.meta.test_referrer import EXAMPLE_KEY
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from integrations import selectors
-from integrations.models import GoogleAdsConfig, MetaConfig
+from networks import selectors
+from networks.models import GoogleAdsConfig, MetaConfig
 from tests.conftest import client_for
 from tests.factories import UserFactory
 

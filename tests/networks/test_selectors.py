@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from integrations import selectors, services
-from integrations.models import GoogleAdsConfig, MetaConfig
+from networks import selectors, services
+from networks.models import GoogleAdsConfig, MetaConfig
 from tests.conftest import served_from_memory
 from tests.factories import AppFactory
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from integrations import selectors, services
-from integrations.models import GoogleAdsConfig, MetaConfig
+from networks import selectors, services
+from networks.models import GoogleAdsConfig, MetaConfig
 from tests.factories import AppFactory
-from tests.integrations.test_meta_referrer import play_referrer
 from tests.legacy_secrets import FOREIGN_KEY, legacy_token
+from tests.networks.meta.test_referrer import play_referrer
 from tests.tracking.conftest import ANDROID_SDK, PUBLIC_IP, install_body
 from tracking.models import Install
 

@@ -67,7 +67,7 @@ def test_the_kinds_migrate_forward_with_their_rows(app):
         _executor().migrate(leaves)
 
     from apple_ads.models import Attempt, Claim
-    from google_ads.models import Claim as GoogleClaim
+    from networks.models import Claim as GoogleClaim
     from privacy.models import RequestRun
 
     assert Claim.objects.get(id=claim.id).attempts_made == 8

@@ -18,15 +18,9 @@ from attribution_site import domain_events
 from attribution_site.write_batch import WriteBatch
 from consent import services as consent_services
 from consent.consent_data import Consent
-from tracking import (
-    attribution,
-    fingerprint,
-    fraud_gate,
-    google_referrer,
-    platform_referrers,
-    selectors,
-    sql,
-)
+from networks import referrers as network_referrers
+from networks.google import referrer as google_referrer
+from tracking import attribution, fingerprint, fraud_gate, selectors, sql
 from tracking.models import CampaignName, Install
 from tracking.referrer import parse_install_referrer
 from tracking.services.clicks import deep_link
@@ -58,7 +52,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
     referrer = parse_install_referrer(data.install_referrer)
-    platform = platform_referrers.platform_evidence(
+    platform = network_referrers.platform_evidence(
         app_id=data.app_id, platform=data.platform, install_referrer=data.install_referrer,
         meta_install_referrer=data.meta_install_referrer)
     if platform.play_referrer_is_metas and referrer is not None and referrer.click_id is None:

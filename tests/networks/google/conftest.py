@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from integrations import services as integrations_services
+from networks import services as integrations_services
 from tests.delivery.conftest import (  # noqa: F401 - fixtures shared with delivery's tests
     ca,
     ca_bundle_path,

@@ -17,11 +17,11 @@ from analytics.models import RollupDirtyDay
 from consent.consent_data import Consent
 from consent.services import consent_record
 from delivery.models import Delivery
-from google_ads import services
-from google_ads.models import Attempt, Claim
-from google_ads.policy import State, Step
+from networks.google import services
+from networks.google.policy import State, Step
+from networks.models import Attempt, Claim
 from tests.delivery.conftest import make_postback, make_webhook
-from tests.google_ads.conftest import (
+from tests.networks.google.conftest import (
     AD_EVENT,
     DEV_TOKEN,
     GAID,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from google_ads.models import Claim
+from networks.models import Claim
 from outbox.http import LOCAL_DESTINATIONS_HINT
-from tests.google_ads.conftest import android_install, google
-from tests.google_ads.test_claims import send_due
+from tests.networks.google.conftest import android_install, google
+from tests.networks.google.test_claims import send_due
 from tests.outbound import PUBLIC, Network
 
 pytestmark = pytest.mark.django_db

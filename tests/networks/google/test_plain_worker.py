@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from google_ads.models import Claim
-from google_ads.policy import State
+from networks.google.policy import State
+from networks.models import Claim
 from tests.delivery.conftest import wait_until
-from tests.google_ads.conftest import DEV_TOKEN, android_install, google
+from tests.networks.google.conftest import DEV_TOKEN, android_install, google
 from tracking.models import Install
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

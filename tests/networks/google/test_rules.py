@@ -12,11 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from delivery import platforms
-from google_ads import policy, protocol
-from google_ads.policy import CrossNetwork, Outcome, Reading, State, Step
-from tests.google_ads.conftest import AD_EVENT, ATTRIBUTED, NOT_ATTRIBUTED
+from networks.google import policy, protocol
+from networks.google.policy import CrossNetwork, Outcome, Reading, State, Step
+from networks.google.referrer import google_click, platform_referrers
+from tests.networks.google.conftest import AD_EVENT, ATTRIBUTED, NOT_ATTRIBUTED
 from tracking.attribution import attribute
-from tracking.google_referrer import google_click, platform_referrers
 from tracking.reattribution import google_ads_replaces, google_ads_step
 from tracking.referrer import parse_install_referrer
 from tracking.trail_words import trail_in_words

@@ -13,9 +13,9 @@ import pytest
 from django.utils import timezone
 
 from analytics import rollups
-from integrations import services as integration_services
+from networks import services as integration_services
 from tests.conftest import served_from_memory
-from tests.integrations.test_meta_referrer import (
+from tests.networks.meta.test_referrer import (
     EXAMPLE_CAMPAIGN,
     EXAMPLE_DATA,
     EXAMPLE_KEY,
@@ -176,7 +176,7 @@ def test_the_key_is_read_from_the_process_cache(live_local_caches, sdk, meta_app
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from integrations import selectors
+    from networks import selectors
 
     selectors.meta_of(meta_app.id)
     assert served_from_memory(lambda: selectors.meta_of(meta_app.id))

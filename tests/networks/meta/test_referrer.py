@@ -8,8 +8,8 @@ from urllib.parse import quote, urlencode
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from integrations import meta_referrer
-from integrations.meta_referrer import Ciphertext, MetaCampaign, Unreadable
+from networks.meta import referrer as meta_referrer
+from networks.meta.referrer import Ciphertext, MetaCampaign, Unreadable
 
 # "Understand Facebook App Ads Referral URLs" (developers.facebook.com/docs/app-ads/
 # install-referrer): the example key (the page prints a stray "M" after its 64 hex
