@@ -167,7 +167,7 @@ def test_the_admin_lists_integrations_without_their_secrets(client, owner_api, a
     owner_api.put(url(app, "google_ads"), GOOGLE, format="json")
     client.force_login(User.objects.create_superuser("ops@example.com", "operator-password"))
     for config in (MetaConfig.objects.get(), GoogleAdsConfig.objects.get()):
-        listing = f"/admin/integrations/{type(config).__name__.lower()}/"
+        listing = f"/admin/networks/{type(config).__name__.lower()}/"
         for page in (listing, f"{listing}{config.pk}/change/"):
             html = client.get(page).content.decode()
             assert KEY.lower() not in html.lower() and TOKEN not in html

@@ -17,9 +17,9 @@ from analytics.models import RollupDirtyDay
 from consent.consent_data import Consent
 from consent.services import consent_record
 from delivery.models import Delivery
-from networks.google import services
+from networks.google import claims
 from networks.google.policy import State, Step
-from networks.models import Attempt, Claim
+from networks.models import GoogleClaim, GoogleClaimAttempt
 from tests.delivery.conftest import make_postback, make_webhook
 from tests.networks.google.conftest import (
     AD_EVENT,
@@ -37,12 +37,12 @@ from tracking.models import CampaignName, Install
 pytestmark = pytest.mark.django_db
 
 
-def send_due() -> Attempt | None:
+def send_due() -> GoogleClaimAttempt | None:
     """What a worker's task does with the one claim, once its retry is due."""
-    claim = Claim.objects.get()
-    Claim.objects.filter(id=claim.id, state=State.PENDING).update(
+    claim = GoogleClaim.objects.get()
+    GoogleClaim.objects.filter(id=claim.id, state=State.PENDING).update(
         next_attempt_at=timezone.now())
-    return services.claim_send(claim_id=claim.id)
+    return claims.claim_send(claim_id=claim.id)
 
 
 def query(request) -> dict[str, str]:
@@ -56,7 +56,7 @@ def test_a_google_ads_install_is_reattributed_and_google_hears_it_was_credited(
     response = android_install(sdk, google_app)
     assert response.status_code == 201 and response.json()["data"]["isOrganic"] is True
     install = Install.objects.get()
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.install_id == install.id and claim.rdid == GAID and claim.state == "pending"
 
     attempt = send_due()
@@ -123,7 +123,7 @@ def test_google_claiming_an_install_of_our_own_click_hears_it_was_not_credited(
         install.decision["steps"][-1]["outcome"])
     assert query(stand_in.requests[0])["market_referrer_gclid"] == GCLID
     assert query(stand_in.requests[1])["attributed"] == "0"
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.state == State.ATTRIBUTED and claim.reattributed is False
     assert not Delivery.objects.filter(event_type="re-attribution").exists()
 
@@ -137,7 +137,7 @@ def test_a_gclid_in_the_play_referrer_is_google_at_once_and_the_answer_fills_the
     assert body["isOrganic"] is False and body["mediaSource"] == "google"
     install = Install.objects.get()
     assert install.match_type == "install_referrer" and install.campaign_id is None
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.gclid == GCLID and claim.rdid == ""
 
     send_due()
@@ -155,7 +155,7 @@ def test_an_install_google_does_not_claim_stays_as_it_was(sdk, google_app, googl
 
     assert attempt.reading == "not_attributed"
     assert Install.objects.values().get() == before
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.state == State.NOT_ATTRIBUTED and claim.answer == NOT_ATTRIBUTED
     assert send_due() is None and len(stand_in.requests) == 1  # no cross-network answer
 
@@ -165,7 +165,7 @@ def test_an_error_then_success_claims_on_the_retry(sdk, google_app, google_api):
     android_install(sdk, google_app)
 
     first = send_due()
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert first.reading == "unavailable" and claim.state == State.PENDING
     assert claim.next_attempt_at > timezone.now() + timedelta(seconds=50)
     assert Install.objects.get().is_organic is True
@@ -190,7 +190,7 @@ def test_google_down_leaves_the_install_as_it_was_and_retries(sdk, google_app, g
     attempt = send_due()
 
     assert attempt.reading == "unavailable" and "Could not reach Google" in attempt.error_message
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.state == State.PENDING and claim.rdid == GAID
     assert Install.objects.get().is_organic is True
 
@@ -202,7 +202,7 @@ def test_a_refused_request_is_not_retried(sdk, google_app, google_api):
     attempt = send_due()
 
     assert attempt.reading == "rejected"
-    assert Claim.objects.get().state == State.REJECTED
+    assert GoogleClaim.objects.get().state == State.REJECTED
     assert send_due() is None
 
 
@@ -213,14 +213,14 @@ def test_the_cross_network_answer_is_retried_until_google_takes_it_and_sent_once
 
     send_due()
     send_due()
-    assert Claim.objects.get().state == State.PENDING
+    assert GoogleClaim.objects.get().state == State.PENDING
     send_due()
     assert send_due() is None
 
     paths = [urlsplit(r.path).path for r in stand_in.requests]
     assert paths.count("/pagead/conversion/app/1.0/cross_network") == 2
     assert paths.count("/pagead/conversion/app/1.0") == 1
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.state == State.ATTRIBUTED and claim.cross_network == "sent"
 
 
@@ -232,7 +232,7 @@ def test_no_claim_is_sent_for_a_user_who_denied_ad_user_data(sdk, google_app, go
 
     assert send_due() is None
 
-    claim = Claim.objects.get()
+    claim = GoogleClaim.objects.get()
     assert claim.state == State.SKIPPED and "ad_user_data is denied" in claim.last_error
     assert stand_in.requests == []
 
@@ -255,7 +255,7 @@ def test_consent_given_is_sent_in_googles_terms(sdk, google_app, google_api):
 
 def test_no_claim_without_an_integration_or_an_identifier(sdk, app, google_app, google_api):
     android_install(sdk, google_app, device_id=None)
-    assert not Claim.objects.exists()
+    assert not GoogleClaim.objects.exists()
 
 
 def test_the_google_postback_hears_of_the_reattribution_and_no_other(

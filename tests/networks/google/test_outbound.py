@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from networks.models import Claim
+from networks.models import GoogleClaim
 from outbox.http import LOCAL_DESTINATIONS_HINT
 from tests.networks.google.conftest import android_install, google
 from tests.networks.google.test_claims import send_due
@@ -30,7 +30,7 @@ def test_google_on_a_private_address_is_refused_without_the_setting_and_called_w
         f"Could not reach Google: Refused: 127.0.0.1 is a loopback address. "
         f"{LOCAL_DESTINATIONS_HINT}")
     assert stand_in.requests == []
-    assert Claim.objects.get().state == "pending"
+    assert GoogleClaim.objects.get().state == "pending"
 
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
     allowed = send_due()

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from networks.google.policy import State
-from networks.models import Claim
+from networks.models import GoogleClaim
 from tests.delivery.conftest import wait_until
 from tests.networks.google.conftest import DEV_TOKEN, android_install, google
 from tracking.models import Install
@@ -30,7 +30,7 @@ def test_a_plain_worker_claims_the_install_for_google_and_answers_once(
 
     assert urlsplit(first.path).path == "/pagead/conversion/app/1.0"
     assert urlsplit(second.path).path == "/pagead/conversion/app/1.0/cross_network"
-    wait_until(lambda: Claim.objects.get().state == State.ATTRIBUTED, timeout=30)
+    wait_until(lambda: GoogleClaim.objects.get().state == State.ATTRIBUTED, timeout=30)
     install = Install.objects.get()
     assert install.media_source == "google" and install.campaign_id == "123456789"
-    assert Claim.objects.get().cross_network == "sent"
+    assert GoogleClaim.objects.get().cross_network == "sent"

@@ -11,7 +11,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from delivery import platforms
 from networks.google import policy, protocol
 from networks.google.policy import CrossNetwork, Outcome, Reading, State, Step
 from networks.google.referrer import google_click, platform_referrers
@@ -159,30 +158,6 @@ def test_the_cross_network_answer_is_the_same_request_on_its_path_with_the_verdi
                                      device=DEVICE, at=NOW, ad_event_id="AE1", credited=False)
     assert urlsplit(request.url).path == "/pagead/conversion/app/1.0/cross_network"
     assert (params(request)["ad_event_id"], params(request)["attributed"]) == ("AE1", "0")
-
-
-def test_metas_app_event_names_the_app_event_and_device():
-    conversion = platforms.Conversion(
-        platform="meta", platform_event="fb_mobile_purchase", event_name="purchase",
-        occurred_at=NOW.isoformat(), install_id=str(uuid.uuid4()), device_id=None,
-        value="4.99", currency="EUR")
-    url, headers, body = platforms.meta_request(
-        origin="https://graph.facebook.com", meta_app_id="42", access_token="tok",
-        conversion=conversion, device=platforms.DeviceFacts(
-            "android", "14", "3.1.0", "Pixel 8", "en_US", None, ""))
-    sent = json.loads(body)
-    assert url == "https://graph.facebook.com/v21.0/42/activities"
-    assert sent["event"] == "CUSTOM_APP_EVENTS" and sent["anon_id"] == conversion.install_id
-    assert sent["advertiser_tracking_enabled"] == 0 and sent["extinfo"][0] == "a2"
-    assert sent["custom_events"] == [{"_eventName": "fb_mobile_purchase",
-                                      "_logTime": int(NOW.timestamp()), "_valueToSum": 4.99,
-                                      "fb_currency": "EUR"}]
-
-
-def test_only_mapped_events_have_a_platform_name():
-    assert platforms.platform_event({"purchase": "in_app_purchase"}, "purchase") == (
-        "in_app_purchase")
-    assert platforms.platform_event({"purchase": "in_app_purchase"}, "level_up") is None
 
 
 # --- Google's click in the Play referrer ------------------------------------------------------
