@@ -1,10 +1,10 @@
-"""The self-attributing platforms' referrers of an install, read before the waterfall
-(docs/networks.md, "Meta"): Meta's encrypted campaign data, in the Play install referrer or in
-Meta's own install referrer, decrypted with the app's key into plain `PlatformReferrer`s that
-tracking/attribution.py weighs.
+"""The networks' referrers of an install, read before the waterfall (docs/networks.md, "Meta"):
+Meta's encrypted campaign data, in the Play install referrer or in Meta's own install referrer,
+decrypted with the app's key into plain `PlatformReferrer`s that tracking/attribution.py weighs.
 
-The app's key comes from integrations' per-process cache, and is asked for only when a referrer
-carries Meta's data: other installs cost nothing here."""
+The app's key comes from the integrations' per-process cache (networks/selectors.py), and is
+asked for only when a referrer carries Meta's data: other installs cost nothing here.
+"""
 
 from __future__ import annotations
 

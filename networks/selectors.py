@@ -4,7 +4,7 @@ values they return: secrets come back decrypted, so callers never see the stored
 The install path asks for every Android install, so both are kept in this process
 (attribution_site/local_cache.py) as one entry per app, which also remembers that an app has no
 integration: an app without Meta costs no query either. Every save or delete of a configuration
-drops the entry everywhere (wired in integrations/apps.py)."""
+drops the entry everywhere (wired in networks/apps.py)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, Met
 
 
 class _RuleField(serializers.Field):
-    """A field checked by one of integrations/validation.py's rules."""
+    """A field checked by one of networks/validation.py's rules."""
 
     rule = staticmethod(lambda value: value)
 

@@ -1,5 +1,5 @@
 """Writes of an app's integrations (spec additions: `PUT/DELETE /apps/{id}/integrations/{kind}`,
-docs/networks.md). Values arrive validated (integrations/validation.py); secrets are encrypted
+docs/networks.md). Values arrive validated (networks/validation.py); secrets are encrypted
 here (attribution_site/secrets.py, as ad network credentials)."""
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ The claim is added to the install's own write (a subscriber of InstallAttributed
 never lost between the install and its claim, and a repeat install (which publishes nothing)
 never makes a second one. A worker takes a due claim with a conditional UPDATE, checks the
 user's consent at the install, sends Google the first_open outside any transaction, logs the
-attempt (the outbox's cycle, docs/outbox.md), and lets google_ads.policy decide. When Google
-claims the install, tracking's `install_reattribute_google` decides whether it moves, and the
-same claim then carries the cross-network answer (whether we credited Google), sent once.
+attempt (the outbox's cycle, docs/outbox.md), and lets networks/google/policy.py decide. When
+Google claims the install, tracking's `install_reattribute_google` decides whether it moves, and
+the same claim then carries the cross-network answer (whether we credited Google), sent once.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The one call to Google's App Conversion Tracking and Remarketing API (docs/networks.md,
-"Google Ads"): POST the request google_ads.protocol built through the platforms' JSON client
+"Google Ads"): POST the request networks/google/protocol.py built through the platforms' JSON client
 (outbox.json_client: a total time budget, no redirects, which would carry the developer token
-elsewhere; never raises), for google_ads.policy to judge.
+elsewhere; never raises), for networks/google/policy.py to judge.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Google Ads app campaigns with auto-tagging put their click id in the Play Store'
 `gclid` for a click, `gbraid` for an app-to-web or iOS-measured click (`wbraid` is web-only and
 never reaches the Play Store). Either is Google's deterministic evidence that its ad sent the
 user to the store, so the install is Google's at once; the campaign is filled in when Google's
-App Conversion API answers the claim (google_ads). A referrer that also names one of our own
-clicks is ours (the own click id is the strongest evidence: the user went through our
+App Conversion API answers the claim (networks/google/claims.py). A referrer that also names one
+of our own clicks is ours (the own click id is the strongest evidence: the user went through our
 redirector).
 """
 

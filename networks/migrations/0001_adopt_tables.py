@@ -51,7 +51,7 @@ def create_missing_tables(apps, schema_editor):
         elif ADOPTED_FROM[table] not in applied:
             app, migration = ADOPTED_FROM[table]
             raise RuntimeError(
-                f"The table {table} exists but {app}'s migration {migration} is not applied: "
+                f"The table {table} exists but its migration {app} {migration} is not applied: "
                 f"run `manage.py migrate` with the previous release first, then this one.")
 
 

@@ -1,8 +1,9 @@
 """The migrations that brought the kinds' rows to the outbox's common definition, applied on
 PostgreSQL with rows in the tables: Apple Ads claims keep their attempt counts as the common
 small integer (Google Ads claims did the same in google_ads' migrations, which networks/ has
-since adopted: tests/networks/test_adoption.py), deliveries get the sweep's two indexes (built concurrently), and
-every privacy request filed before gets its run, as the old worker left it."""
+since adopted: tests/networks/test_adoption.py), deliveries get the sweep's two indexes (built
+concurrently), and every privacy request filed before gets its run, as the old worker left it.
+"""
 
 from __future__ import annotations
 
