@@ -4,9 +4,10 @@ app's configuration for each (secrets encrypted, read through cached selectors),
 read before the waterfall (networks/referrers.py), Google's claims after an install (an outbox
 kind) and the conversions sent back to both (networks/forwarding.py, carried by delivery).
 
-On start: every write of a configuration drops the app's cached integrations, and Google's
-claims subscribe to tracking's InstallAttributed, so a claim commits with the install it is
-about.
+On start: every write of a configuration drops the app's cached integrations, Google's claims
+subscribe to tracking's InstallAttributed (so a claim commits with the install it is about), and
+tracking is handed the reader of the networks' referrers of an install (networks imports
+tracking, never the other way).
 """
 
 from django.apps import AppConfig
@@ -20,9 +21,10 @@ class NetworksConfig(AppConfig):
     def ready(self) -> None:
         from attribution_site import domain_events
         from attribution_site.local_cache import invalidate_on_write
-        from networks import selectors
+        from networks import referrers, selectors
         from networks.google import claims
         from networks.models import GoogleAdsConfig, MetaConfig
+        from tracking import services as tracking_services
 
         # Every write, whoever makes it (the API, the console, the admin, a cascade), drops the
         # app's cached integrations in every process.
@@ -30,3 +32,4 @@ class NetworksConfig(AppConfig):
             invalidate_on_write(
                 model, lambda config, deleted: selectors.integrations_changed(app_id=config.app_id))
         domain_events.subscribe(domain_events.InstallAttributed, claims.claims_for_installs)
+        tracking_services.platform_evidence_reader_register(referrers.platform_evidence)

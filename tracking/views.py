@@ -26,7 +26,6 @@ from attribution_site.api.exceptions import NotFound, ValidationFailed
 from attribution_site.api.pagination import limit_from_query
 from consent import selectors as consent_selectors
 from consent.consent_data import public as consent_public
-from networks.referrers import MetaInstallReferrer
 from tracking import redirects, selectors, services
 from tracking.click_intake import click_from_request
 from tracking.click_values import MAX_LENGTH, click_values
@@ -45,6 +44,7 @@ from tracking.serializers import (
     install_platform_problem,
 )
 from tracking.useragent import device_info
+from tracking.waterfall_inputs import MetaInstallReferrer
 
 logger = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ import uuid
 from dataclasses import dataclass
 
 from consent.consent_data import Consent
-from networks.referrers import MetaInstallReferrer
 from tracking import fraud_gate
 from tracking.models import Install, Reengagement
+from tracking.waterfall_inputs import MetaInstallReferrer
 
 
 @dataclass(frozen=True)
