@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install run migrate test lint worker beat web clean sdk sdk-check
+.PHONY: install run migrate test lint worker beat web clean sdk sdk-check map
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || test -n "$(PYTHON)" || exit 1
@@ -40,6 +40,11 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+
+# docs/architecture.md's tables, written from the registries they list (the map's test fails
+# until they are): run it after adding an app, a subscription, an outbox kind, a check...
+map: install
+	DEBUG=$${DEBUG-1} $(BIN)/python manage.py architecture_map --write
 
 clean:
 	rm -rf $(VENV) db.sqlite3 .pytest_cache

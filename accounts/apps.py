@@ -1,3 +1,5 @@
+"""Users and organizations, sign-up and login (spec: Authentication endpoints)."""
+
 from django.apps import AppConfig
 
 

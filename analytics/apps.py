@@ -1,4 +1,5 @@
-"""The analytics app. On start it subscribes to re-attributions, whose rollup days it queues
+"""Reports (docs/analytics.md): the daily rollups beat keeps current, report queries, exports,
+costs and currency rates. On start it subscribes to re-attributions, whose rollup days it queues
 for a rebuild (analytics/rollups/corrections.py)."""
 
 from django.apps import AppConfig

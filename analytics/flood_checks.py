@@ -20,18 +20,20 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from apps_registry.selectors import existing_app_ids
 from fraud import flood, verdict
 from fraud import selectors as fraud_selectors
 from fraud import services as fraud_services
+from tracking import attribution
 from tracking import services as tracking_services
 from tracking.reporting import fraud_rows
 
 logger = logging.getLogger(__name__)
 
-LOOK_BACK = timedelta(days=7)  # the attribution window: a flood's clicks reach this far
+# A flood's clicks reach as far back as a click may still win an install: the window.
+LOOK_BACK = attribution.WINDOW
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from tracking.currencies import currency_code
+from attribution_site.currencies import currency_code
 
 MONEY = {"max_digits": 24, "decimal_places": 6}  # the precision of Event.revenue_amount
 WEIGHT = {"max_digits": 11, "decimal_places": 10}  # one install's share of a touchpoint

@@ -14,7 +14,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 
 from analytics import csv_input, services
-from tracking.currencies import currency_code
+from attribution_site.currencies import currency_code
 
 REQUIRED = {"date", "currency", "units_per_usd"}
 COLUMNS = ("date", "currency", "units_per_usd")

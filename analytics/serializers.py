@@ -23,8 +23,8 @@ from attribution_site.api.fields import (
     StrictSerializer,
     StrictUUIDField,
 )
+from attribution_site.currencies import NOT_A_CURRENCY, currency_code
 from fraud.flood import BUCKETS
-from tracking.currencies import NOT_A_CURRENCY, currency_code
 
 EXPORT_TYPES = ("installs", "events", "revenue", "blocked_installs")
 MAX_COST_ROWS = 10_000

@@ -1,3 +1,6 @@
+"""Apps and their API keys (docs/decisions.md): the one API-key check and the SDK request
+pipeline (`sdk.py`), and the organization-scoped base of every dashboard view (`scoping.py`)."""
+
 from django.apps import AppConfig
 
 

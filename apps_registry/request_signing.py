@@ -25,6 +25,7 @@ _signing: RequestSigning | None = None
 
 
 def register(signing: RequestSigning | None) -> None:
+    """Use `signing` for signed keys' secrets and each request's check (None: nothing signs)."""
     global _signing
     _signing = signing
 

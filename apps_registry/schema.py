@@ -1,17 +1,22 @@
-"""OpenAPI for the two access rules (spec: Authentication): the API key scheme, and the
+"""OpenAPI for the access rules (spec: Authentication): the API key scheme, and the
 refusals every operation under a rule can answer, documented once here instead of on each view.
 
 An operation authenticated by an API key can be refused with 403 (the app it names is not the
 key's app, or the key lacks the permission: `authentication.require_app`); an organization-scoped
 operation that names an app or an object (a path argument, an `app_id` parameter or body field)
 answers 404 for one that does not exist or belongs to another organization
-(`scoping.OrganizationScopedView`). A view's own description of either status wins.
+(`scoping.OrganizationScopedView`); an operation that needs a capability some roles lack
+(attribution_site/capabilities.py) answers 403 for them. A view's own description of a
+status wins.
 """
 
 from drf_spectacular.contrib.rest_framework_simplejwt import SimpleJWTScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import force_instance
+
+from attribution_site import capabilities
+from attribution_site.api.permissions import capability_of
 
 KEY_REFUSED = "The app the request names is not the key's app, or the key lacks the permission."
 NOT_IN_ORGANIZATION = "No such object in the caller's organization."
@@ -44,6 +49,9 @@ class AccessRulesAutoSchema(AutoSchema):
             _refusal(operation, "403", KEY_REFUSED)
         elif self._scoped() and self._names_an_object(operation):
             _refusal(operation, "404", NOT_IN_ORGANIZATION)
+        capability = capability_of(self.view, method)
+        if capability is not None and not capabilities.held_by_all(capability):
+            _refusal(operation, "403", capabilities.refusal(capability))
         return operation
 
     def _by_api_key(self) -> bool:

@@ -1,38 +1,68 @@
-"""Organization scoping that a view cannot forget (spec: Authentication, rule 6).
+"""Organization scoping that a view cannot forget (spec: Authentication, rule 6), for the API
+and the console alike.
 
-Every dashboard view derives from `OrganizationScopedView`: the caller's organization comes
-from the JWT user, and apps are looked up only through `get_app`, which answers 404 for an app
-that does not exist or belongs to someone else.
+`OrganizationScope` is the one rule: the caller's organization comes from the logged-in user,
+and apps are looked up only through `get_app`, which refuses an app that does not exist or
+belongs to someone else. `OrganizationScopedView` is every dashboard API view's base (refusals
+in the envelope: 403 without an organization, 404 for another's app; the permission rule of
+attribution_site/capabilities.py in its permission classes); the console's pages
+(console/pages.py) take the same scope with Django's 404 page.
 """
 
 from __future__ import annotations
 
 import uuid
 
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
 from apps_registry import selectors as app_selectors
 from apps_registry.models import App
 from attribution_site.api.exceptions import Forbidden, NotFound, ValidationFailed
+from attribution_site.api.permissions import CapabilityRequired
 
 APP_NOT_FOUND = "App not found."
+NO_ORGANIZATION = "This account does not belong to an organization."
 
 
-# No class docstring: drf-spectacular would make it every dashboard operation's description.
-class OrganizationScopedView(APIView):
+class OrganizationScope:
+    """The caller's organization and its apps; a subclass says how each refusal is answered."""
+
+    def outsider(self, message: str) -> Exception:
+        raise NotImplementedError
+
+    def not_found(self, message: str) -> Exception:
+        raise NotImplementedError
+
     @property
     def organization_id(self) -> uuid.UUID:
         organization_id = getattr(self.request.user, "organization_id", None)
         if organization_id is None:
-            raise Forbidden("This account does not belong to an organization.")
+            raise self.outsider(NO_ORGANIZATION)
         return organization_id
 
     def get_app(self, app_id) -> App:
         app = app_selectors.app_for_organization(organization_id=self.organization_id,
                                                  app_id=app_id)
         if app is None:
-            raise NotFound(APP_NOT_FOUND)
+            raise self.not_found(APP_NOT_FOUND)
         return app
+
+    def apps(self):
+        return app_selectors.apps_for_organization(organization_id=self.organization_id)
+
+
+# No class docstring: drf-spectacular would make it every dashboard operation's description.
+class OrganizationScopedView(OrganizationScope, APIView):
+    permission_classes = [IsAuthenticated, CapabilityRequired]
+    # What each method needs (attribution_site/capabilities.py): every subclass says it.
+    capability: str | dict[str, str] | None = None
+
+    def outsider(self, message: str) -> Exception:
+        return Forbidden(message)
+
+    def not_found(self, message: str) -> Exception:
+        return NotFound(message)
 
     def get_app_from_query(self, name: str = "app_id") -> App:
         """The app named by a required query parameter: 400 when absent or malformed."""

@@ -10,9 +10,13 @@ the next (attribution_site/worker_connections.py).
 
 import logging
 import os
+from datetime import timedelta
 
 from celery import Celery
+from celery.schedules import crontab
 from celery.signals import after_setup_logger
+
+from attribution_site.docstrings import summary
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "attribution_site.settings")
 
@@ -41,3 +45,27 @@ class RoutineTaskFilter(logging.Filter):
 def _quiet_routine_tasks(logger, **kwargs):
     for handler in logger.handlers:
         handler.addFilter(RoutineTaskFilter())
+
+
+def describe() -> list[dict[str, str]]:
+    """Beat's schedule (CELERY_BEAT_SCHEDULE) as the map lists it (docs/architecture.md): each
+    entry's task, when it runs, the app whose task it is and what the task does."""
+    app.loader.import_default_modules()  # every app's tasks module, as a worker has them
+    rows = []
+    for entry in app.conf.beat_schedule.values():
+        task = app.tasks[entry["task"]]
+        rows.append({"task": entry["task"], "when": _when(entry["schedule"]),
+                     "app": task.run.__module__.split(".")[0], "does": summary(task.run)})
+    return rows
+
+
+def _when(schedule: object) -> str:
+    if isinstance(schedule, crontab):
+        fields = (schedule._orig_minute, schedule._orig_hour, schedule._orig_day_of_month,
+                  schedule._orig_month_of_year, schedule._orig_day_of_week)
+        return "cron `" + " ".join(str(field) for field in fields) + "`"
+    seconds = schedule.total_seconds() if isinstance(schedule, timedelta) else float(schedule)
+    for unit, length in (("h", 3600), ("min", 60)):
+        if seconds >= length and seconds % length == 0:
+            return f"every {seconds / length:g} {unit}"
+    return f"every {seconds:g} s"

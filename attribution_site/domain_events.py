@@ -17,6 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from attribution_site.docstrings import summary
 from attribution_site.write_batch import WriteBatch
 
 
@@ -160,3 +161,20 @@ def publish(events: Sequence[DomainEvent], *, batch: WriteBatch | None = None) -
         handler(events, batch)  # errors propagate: the fact and its consequences go together
     if own_batch:
         batch.execute()
+
+
+def describe() -> list[dict[str, str]]:
+    """Every subscription, in the order of registration, as the map lists it
+    (docs/architecture.md): the event, the subscribing app and handler, and what it adds."""
+    rows = []
+    for event_type, handlers in _subscribers.items():
+        for handler in handlers:
+            does = summary(handler)
+            # The handlers' docstrings open with the event's name: the map has a column for it.
+            does = does.removeprefix(f"{event_type.__name__}: ")
+            does = does[:1].upper() + does[1:]
+            rows.append({"event": event_type.__name__,
+                         "app": handler.__module__.split(".")[0],
+                         "handler": f"{handler.__module__}.{handler.__qualname__}",
+                         "does": does})
+    return rows

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -158,6 +159,8 @@ class LocalCache:
             raise ValueError("a cache name cannot contain ':'")
         self.name = name
         self.ttl = ttl
+        # The module that made it (each cache is a module-level value), for the map.
+        self.owner = sys._getframe(1).f_globals.get("__name__", "")
         self._entries: dict[str, tuple[float, Any]] = {}
         _subscription.caches[name] = self
 
@@ -195,6 +198,10 @@ class LocalCache:
         self._entries.clear()
 
 
+# Each model whose writes invalidate, and the module that tied it (an app's apps.py), for the map.
+_watched: dict[str, str] = {}
+
+
 def invalidate_on_write(model: type[models.Model],
                         changed: Callable[[models.Model, bool], None]) -> None:
     """Call `changed(row, deleted)` for every row of `model` saved or deleted, by any writer.
@@ -206,6 +213,7 @@ def invalidate_on_write(model: type[models.Model],
     writer that changes a cached field that way calls `changed` itself (docs/decisions.md,
     "Cache invalidation follows the model")."""
     label = model._meta.label
+    _watched[label] = changed.__module__
 
     def saved(sender, instance, **kwargs):
         changed(instance, False)
@@ -216,6 +224,21 @@ def invalidate_on_write(model: type[models.Model],
     post_save.connect(saved, sender=model, weak=False, dispatch_uid=f"local-cache:{label}:save")
     post_delete.connect(deleted, sender=model, weak=False,
                         dispatch_uid=f"local-cache:{label}:delete")
+
+
+def describe() -> list[dict[str, str]]:
+    """The process's caches, as the map lists them (docs/architecture.md): each one's name, the
+    module that keeps it and how long an entry may live."""
+    return [{"name": cache.name, "app": cache.owner.split(".")[0], "module": cache.owner,
+             "ttl": f"{cache.ttl:g} s"}
+            for cache in sorted(_subscription.caches.values(), key=lambda cache: cache.name)]
+
+
+def describe_watched() -> list[dict[str, str]]:
+    """The models whose every save and delete invalidates (`invalidate_on_write`), and the app
+    whose start-up tied them, as the map lists them (docs/architecture.md)."""
+    return [{"model": label, "app": module.split(".")[0]}
+            for label, module in sorted(_watched.items())]
 
 
 def clear_all() -> None:

@@ -1,11 +1,13 @@
-"""The one way a service applies a partial update to a row (apps, links, postbacks, webhooks):
-only the fields the service names as updatable, `updated_at` stamped, and only the changed
-columns written, so a concurrent edit of another field is not overwritten with a stale value.
+"""The one way a service applies a partial update to a row (apps, links, postbacks, webhooks,
+data destinations, fraud settings): only the fields the service names as updatable,
+`updated_at` stamped, and only the changed columns written, so a concurrent edit of another
+field (a run moving a destination's watermark) is not overwritten with a stale value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from datetime import datetime
 from typing import Any
 
 from django.db import models
@@ -13,9 +15,10 @@ from django.utils import timezone
 
 
 def model_update(*, instance: models.Model, changes: Mapping[str, Any],
-                 updatable: Collection[str]) -> bool:
-    """Set and save `changes` on `instance`; False (and nothing written) when there are none.
-    The serializers pass only updatable fields, so any other is a bug, not a 400."""
+                 updatable: Collection[str], now: datetime | None = None) -> bool:
+    """Set and save `changes` on `instance`, `updated_at` stamped `now` (default: the clock);
+    False (and nothing written) when there are none. The serializers pass only updatable
+    fields, so any other is a bug, not a 400."""
     for name in changes:
         if name not in updatable:
             raise ValueError(f"{name} is not updatable")
@@ -23,6 +26,6 @@ def model_update(*, instance: models.Model, changes: Mapping[str, Any],
         return False
     for name, value in changes.items():
         setattr(instance, name, value)
-    instance.updated_at = timezone.now()
+    instance.updated_at = now or timezone.now()
     instance.save(update_fields=[*changes, "updated_at"])
     return True

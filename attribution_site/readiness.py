@@ -14,6 +14,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 
+from attribution_site.docstrings import summary
+
 logger = logging.getLogger(__name__)
 
 Basics = Mapping[str, bool | None]
@@ -38,3 +40,11 @@ def run_all(basics: Basics) -> dict[str, tuple[str, dict | None]]:
             logger.warning("readiness: the %s check failed", name, exc_info=True)
             results[name] = ("not checked", None)
     return results
+
+
+def describe() -> list[dict[str, str]]:
+    """Every registered check, in the order of registration, as the map lists it
+    (docs/architecture.md): its name in /readyz, the app that registered it, what it looks at."""
+    return [{"name": name, "app": check.__module__.split(".")[0],
+             "check": f"{check.__module__}.{check.__qualname__}", "does": summary(check)}
+            for name, check in _checks.items()]

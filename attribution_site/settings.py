@@ -16,10 +16,10 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
+from attribution_site.currencies import currency_code
 from attribution_site.database import database_settings, prepared_statements_default
 from attribution_site.env import Env
 from attribution_site.replica import REPLICA, replica_settings
-from tracking.currencies import currency_code
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env(os.environ)
@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "fraud",
     "raw_export",
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
+    "attribution_site",  # no models: its management command (architecture_map)
 ]
 
 MIDDLEWARE = [

@@ -121,6 +121,7 @@ _identity_reader: IdentityReader | None = None
 
 
 def identity_reader_register(reader: IdentityReader | None) -> None:
+    """Use `reader` to find who a consent change is about (None: tracking is not installed)."""
     global _identity_reader
     _identity_reader = reader
 

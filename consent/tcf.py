@@ -52,8 +52,7 @@ def decode(tcstring: str) -> TcString:
         raise
     except Exception as exc:  # noqa: BLE001 - the library raises bare Exceptions and others
         raise TcfError("Not a valid TC string.") from exc
-    # Bits the library needed beyond the core segment's end are zeros it made up.
-    if decoded._reader._pointer > len(decoded._reader._consent):
+    if read_past_the_end(decoded):
         raise TcfError("Not a valid TC string: its core segment is truncated.")
     return TcString(
         version=decoded.version, policy_version=decoded.tcf_policy_version,
@@ -64,6 +63,15 @@ def decode(tcstring: str) -> TcString:
         purposes_consent=_granted(decoded.purposes_consent),
         special_features_optin=_granted(decoded.special_features_optin),
         vendor_755=decoded.is_vendor_allowed(GOOGLE_VENDOR_ID))
+
+
+def read_past_the_end(decoded) -> bool:
+    """Whether the library needed bits beyond the core segment's end (it reads them as zeros it
+    made up). Its only private access: the bit reader's position and bytes, which iab-tcf-bitarray
+    0.2.3 keeps as `_reader._pointer` (bits read) and `_reader._consent` (the segment's bits, a
+    bitarray). tests/consent/test_tcf.py fails naming the version if either goes."""
+    reader = decoded._reader
+    return reader._pointer > len(reader._consent)
 
 
 def _granted(bits: dict[int, bool]) -> tuple[int, ...]:

@@ -1,3 +1,6 @@
+"""The console (docs/console.md): server-rendered pages over the API's own selectors, services
+and serializers."""
+
 from django.apps import AppConfig
 
 

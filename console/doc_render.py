@@ -21,6 +21,10 @@ from markdown_it.token import Token
 
 _ALIGN_CLASSES = {"text-align:right": "num", "text-align:center": "center"}
 _NOT_IN_SLUG = re.compile(r"[^\w\- ]", re.UNICODE)
+# A paragraph that is only an HTML comment (architecture.md's table markers, delivery.md's
+# snippet labels): invisible where the docs are read on a forge, so left out here too rather
+# than printed as text.
+_COMMENT_ONLY = re.compile(r"<!--.*?-->", re.DOTALL)
 # Documents outside docs/ that a document links to, and the name they are served under.
 OUTSIDE_DOCS = {"README.md": "readme"}
 
@@ -50,6 +54,10 @@ def render(text: str) -> Rendered:
             words = _plain_text(tokens[index + 1])
             title = title or words
             token.attrSet("id", _unique(heading_slug(words), taken))
+        elif (token.type == "inline" and tokens[index - 1].type == "paragraph_open"
+              and _COMMENT_ONLY.fullmatch(token.content.strip())):
+            token.children = []
+            tokens[index - 1].hidden = tokens[index + 1].hidden = True  # its <p> and </p>
         elif token.type in ("th_open", "td_open"):
             _align_as_class(token)
         elif token.type == "inline":

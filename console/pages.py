@@ -1,6 +1,8 @@
 """What every console page shares: a logged-in user (session, CSRF), the user's organization,
-and apps looked up through the same selector the API's `OrganizationScopedView` uses, so
-another organization's app is a 404 page here exactly as it is a 404 there.
+and apps looked up through the API's own scope (apps_registry/scoping.py), so another
+organization's app is a 404 page here exactly as it is a 404 there; and the one permission rule
+(attribution_site/capabilities.py): a page declares the capability each method needs, and a
+person whose role lacks it gets the not-allowed page (403).
 
 Console views are adapters like the API's: they parse a form or the query string, call the
 selector or service the API calls, and render. They hold no rule of their own.
@@ -8,39 +10,44 @@ selector or service the API calls, and render. They hold no rule of their own.
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.contrib.auth.mixins import LoginRequiredMixin
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.urls import reverse_lazy
 from django.views import View
 
-from apps_registry import selectors as app_selectors
-from apps_registry.models import App
+from apps_registry.scoping import OrganizationScope
+from attribution_site import capabilities
 from console.rate_editors import may_edit_rates
 
 
-class ConsolePage(LoginRequiredMixin, View):
+class CapabilityRequiredPage:
+    """A logged-in person whose role lacks the capability the page declares for the request's
+    method (`capability`: one, or a dict per method) gets the not-allowed page."""
+
+    capability: str | dict[str, str] | None = None
+
+    def dispatch(self, request, *args, **kwargs):
+        needed = capabilities.needed(self.capability, request.method)
+        if needed is not None and request.user.is_authenticated and not self.may(needed):
+            raise PermissionDenied(capabilities.refusal(needed))
+        return super().dispatch(request, *args, **kwargs)
+
+    def may(self, capability: str) -> bool:
+        """Whether the person holds `capability`: pages show a form or a notice by it."""
+        return capabilities.may(getattr(self.request.user, "role", None), capability)
+
+
+class ConsolePage(LoginRequiredMixin, CapabilityRequiredPage, OrganizationScope, View):
     login_url = reverse_lazy("console:login")
     redirect_field_name = "next"
 
-    @property
-    def organization_id(self) -> uuid.UUID:
-        organization_id = getattr(self.request.user, "organization_id", None)
-        if organization_id is None:
-            raise Http404("This account does not belong to an organization.")
-        return organization_id
+    def outsider(self, message: str) -> Exception:
+        return Http404(message)
 
-    def get_app(self, app_id) -> App:
-        app = app_selectors.app_for_organization(organization_id=self.organization_id,
-                                                 app_id=app_id)
-        if app is None:
-            raise Http404("App not found.")
-        return app
-
-    def apps(self):
-        return app_selectors.apps_for_organization(organization_id=self.organization_id)
+    def not_found(self, message: str) -> Exception:
+        return Http404(message)
 
     @property
     def may_edit_rates(self) -> bool:

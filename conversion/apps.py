@@ -1,3 +1,7 @@
+"""Conversion-value schemas (docs/apple.md, "Conversion-value schemas"): each app's schema
+versions, the active one served to the SDK with the value it computes, and the SKAdNetwork
+report."""
+
 from django.apps import AppConfig
 
 

@@ -23,9 +23,9 @@ from attribution_site.api.fields import (
     StrictListField,
     StrictUUIDField,
 )
+from attribution_site.currencies import ISO_4217, NOT_A_CURRENCY, currency_code
 from conversion import values
 from conversion.selectors import DeviceEvent
-from tracking.currencies import ISO_4217, NOT_A_CURRENCY, currency_code
 
 EARLIEST_MS = 946_684_800_000  # 2000-01-01, as /events
 FUTURE_TOLERANCE_MS = 24 * 3600 * 1000  # a device clock a day fast, as /events

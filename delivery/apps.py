@@ -1,7 +1,8 @@
-"""The delivery app: postbacks and signed webhooks (spec: Postback endpoints, Webhook
-endpoints, Events). On start it subscribes to tracking's domain events inside their transaction,
-so a delivery row commits (or rolls back) with the install or event that caused it, and
-registers its readiness checks (delivery/readiness.py).
+"""Postbacks and signed webhooks (spec: Postback endpoints, Webhook endpoints, Events): their
+configurations, one delivery row per outbound message, its attempts, and sending. On start it
+subscribes to tracking's domain events inside their transaction, so a delivery row commits (or
+rolls back) with the install or event that caused it, and registers its readiness checks
+(delivery/readiness.py).
 """
 
 from django.apps import AppConfig

@@ -28,7 +28,9 @@ _answer: tuple[float, tuple[str, ...]] | None = None
 
 
 def deliveries(basics: Basics) -> tuple[str, dict | None]:
-    """("ok" | "warning" | "not checked", the overdue figures)."""
+    """Deliveries overdue past the sweep's grace, and how many.
+
+    Answers ("ok" | "warning" | "not checked", the overdue figures)."""
     if not basics["database"]:
         return "not checked", None
     overdue = watch.overdue_now()
@@ -39,7 +41,10 @@ def deliveries(basics: Basics) -> tuple[str, dict | None]:
 
 
 def delivery_workers(basics: Basics) -> tuple[str, dict | None]:
-    """("ok" | "warning" | "not configured" | "not checked", the queue and its consumers)."""
+    """Whether any worker consumes the `delivery` queue.
+
+    Answers ("ok" | "warning" | "not configured" | "not checked", the queue and its
+    consumers)."""
     if runs_in_process():  # no broker: deliveries are sent by the process that makes them
         return "not configured", None
     if basics["redis"] is False:

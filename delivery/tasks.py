@@ -34,5 +34,6 @@ def delivery_send(delivery_id: str) -> None:
 
 @shared_task(name="delivery.prune", **TASK_OPTIONS)
 def delivery_prune() -> None:
+    """Delete finished deliveries and their attempts older than DELIVERY_LOG_RETENTION_DAYS."""
     services.deliveries_prune(now=timezone.now(),
                               retention_days=settings.DELIVERY_LOG_RETENTION_DAYS)

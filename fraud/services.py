@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from attribution_site.api.exceptions import Unauthorized
+from attribution_site.model_update import model_update
 from attribution_site.secrets import (
     SDK_REQUEST_SIGNING,
     SecretUnreadable,
@@ -30,6 +31,11 @@ from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal, SigningS
 logger = logging.getLogger(__name__)
 
 SIGNING_SECRET_BYTES = 32
+# What FraudSettingsBody may change: every setting, never the row's app.
+UPDATABLE_SETTINGS = (
+    "engagement_injection_mode", "ctit_anomalies_mode", "ctit_floor_seconds",
+    "too_many_engagements_mode", "too_many_engagements_per_hour", "click_flood_mode",
+    "anonymous_traffic_mode", "listed_networks", "bots_mode", "test_devices", "signing_mode")
 SIGNATURE_MESSAGES = {
     signing.MISSING: "This app requires signed requests: X-Signature-Timestamp and "
                      "X-Signature are missing.",
@@ -44,9 +50,7 @@ def settings_update(*, app_id: uuid.UUID, changes: dict) -> selectors.FraudSetti
     """Store the fields in `changes` (validated), the others kept or defaulted."""
     with transaction.atomic():
         row, _ = AppFraudSettings.objects.select_for_update().get_or_create(app_id=app_id)
-        for name, value in changes.items():
-            setattr(row, name, value)
-        row.save()
+        model_update(instance=row, changes=changes, updatable=UPDATABLE_SETTINGS)
     return selectors.settings_from_row(row)
 
 

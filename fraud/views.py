@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework.response import Response
 
-from accounts.models import User
 from apps_registry.scoping import OrganizationScopedView
-from attribution_site.api.exceptions import Forbidden
+from attribution_site.capabilities import CONFIGURE, READ
 from fraud import selectors, services
 from fraud.serializers import FraudSettingsBody, FraudSettingsOutput
 
 SETTINGS = inline_serializer("FraudSettingsAnswer", {"fraud_settings": FraudSettingsOutput()})
-ADMINS_ONLY = OpenApiResponse(description="Only an organization's admins change them.")
 
 
 def _answer(settings: selectors.FraudSettings) -> Response:
@@ -25,17 +23,17 @@ def _answer(settings: selectors.FraudSettings) -> Response:
 
 
 class FraudSettingsView(OrganizationScopedView):
+    capability = {"GET": READ, "PUT": CONFIGURE}
+
     @extend_schema(operation_id="apps_fraud_settings_retrieve", responses={200: SETTINGS})
     def get(self, request, app_id):
         app = self.get_app(app_id)
         return _answer(selectors.settings_of(app.id))
 
     @extend_schema(operation_id="apps_fraud_settings_update", request=FraudSettingsBody,
-                   responses={200: SETTINGS, 403: ADMINS_ONLY})
+                   responses={200: SETTINGS})
     def put(self, request, app_id):
         app = self.get_app(app_id)
-        if getattr(request.user, "role", None) != User.Role.ADMIN:
-            raise Forbidden("Only an organization's admins change fraud settings.")
         payload = FraudSettingsBody(data=request.data)
         payload.is_valid(raise_exception=True)
         return _answer(services.settings_update(app_id=app.id, changes=payload.validated_data))

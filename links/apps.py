@@ -1,4 +1,5 @@
-"""The links app's startup: it hands tracking the reader of a link's deep link, so an install
+"""Short links (docs/links.md): links, link domains, association files, deep links and the
+public redirector. On start it hands tracking the reader of a link's deep link, so an install
 attributed to a link's click answers with it (tracking never imports links), and ties the
 public side's caches to every write of a link or link domain."""
 

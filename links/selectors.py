@@ -55,8 +55,3 @@ def link_domain_for_organization(*, organization_id: uuid.UUID, domain_id) -> Li
         return None
     return (LinkDomain.objects.filter(id=domain_uuid, organization_id=organization_id)
             .annotate(link_count=Count("links")).first())
-
-
-def link_domain_by_host(*, organization_id: uuid.UUID, host: str) -> LinkDomain | None:
-    """The organization's link domain with this (lower-case) host."""
-    return LinkDomain.objects.filter(organization_id=organization_id, host=host).first()

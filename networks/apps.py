@@ -1,8 +1,8 @@
-"""The networks app (docs/networks.md): everything this service knows of the self-attributing ad
-networks, one home per platform. Meta (networks/meta/) and Google Ads (networks/google/): an
-app's configuration for each (secrets encrypted, read through cached selectors), their referrers
-read before the waterfall (networks/referrers.py), Google's claims after an install (an outbox
-kind) and the conversions sent back to both (networks/forwarding.py, carried by delivery).
+"""The networks app (docs/networks.md): Meta and Google Ads, one home per platform
+(`meta/`, `google/`), with each app's settings for them (secrets encrypted, read through cached
+selectors), their referrers read before the waterfall (`referrers.py`), Google's claims after an
+install (an outbox kind) and the conversions sent back to both (`forwarding.py`, carried by
+delivery).
 
 On start: every write of a configuration drops the app's cached integrations, Google's claims
 subscribe to tracking's InstallAttributed (so a claim commits with the install it is about), and

@@ -10,9 +10,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_seriali
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from accounts.models import User
 from apps_registry.scoping import OrganizationScopedView
-from attribution_site.api.exceptions import Forbidden, NotFound, ValidationFailed
+from attribution_site.api.exceptions import NotFound, ValidationFailed
+from attribution_site.capabilities import CONFIGURE
 from networks import selectors, services
 from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS
 from networks.serializers import (
@@ -53,12 +53,10 @@ class _IntegrationAdminView(OrganizationScopedView):
     """Setting or removing an integration hands the platform the app's data: admins only."""
 
     kind = ""
+    capability = CONFIGURE
 
     def _admin_app(self, app_id):
-        app = self.get_app(app_id)
-        if getattr(self.request.user, "role", None) != User.Role.ADMIN:
-            raise Forbidden("Only an organization's admins set up integrations.")
-        return app
+        return self.get_app(app_id)
 
     def _remove(self, app_id) -> Response:
         app = self._admin_app(app_id)

@@ -76,6 +76,7 @@ def kinds() -> tuple[Kind, ...]:
 def describe() -> list[dict[str, Any]]:
     """The registered kinds as the map lists them (docs/architecture.md)."""
     return [{"name": kind.name,
+             "app": kind.work_model._meta.app_label,
              "work": kind.work_model._meta.db_table,
              "attempts": kind.attempt_model._meta.db_table,
              "task": kind.batch_task or kind.send_task,

@@ -17,4 +17,5 @@ TASK_OPTIONS = {"acks_late": True, "ignore_result": True}
 
 @shared_task(name="outbox.sweep", **TASK_OPTIONS)
 def outbox_sweep() -> None:
+    """Every outbox kind in turn: take back expired leases, re-send rows that lost their message."""
     sweep.kinds_sweep(now=timezone.now())

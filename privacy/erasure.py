@@ -7,6 +7,7 @@ this is the one place that names them all (docs/privacy.md, "What an erasure rem
 from __future__ import annotations
 
 from apple_ads import erasure as apple_ads_erasure
+from attribution_site.docstrings import summary
 from consent import erasure as consent_erasure
 from delivery import erasure as delivery_erasure
 from links import erasure as links_erasure
@@ -30,3 +31,10 @@ COLLECTORS = (
     google_ads_erasure.records_for,
     consent_erasure.records_for,
 )
+
+
+def describe() -> list[dict[str, str]]:
+    """The erasers in the order they run, as the map lists them (docs/architecture.md): the app,
+    its module, and what an erasure does to its tables."""
+    return [{"app": erase.__module__.split(".")[0], "module": erase.__module__,
+             "does": summary(erase)} for erase in ERASERS]

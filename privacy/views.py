@@ -14,12 +14,12 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import User
 from apps_registry.authentication import require_app
 from apps_registry.scoping import OrganizationScopedView
 from apps_registry.sdk import SdkView, json_object
-from attribution_site.api.exceptions import Forbidden, NotFound
+from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
+from attribution_site.capabilities import ADMINISTER
 from delivery.payloads import iso_utc
 from privacy import selectors, services
 from privacy.models import Source
@@ -40,7 +40,6 @@ def _refusal(description: str) -> OpenApiResponse:
     return OpenApiResponse(OpenApiTypes.OBJECT, description=description)
 
 
-ADMINS_ONLY = _refusal("The caller is not an admin of the organization.")
 NOT_OURS = _refusal("property_id is no app of the caller's organization.")
 USED_ID = _refusal("subject_request_id was used before.")
 NOT_PENDING = _refusal("The request is not pending any more.")
@@ -61,15 +60,12 @@ def status_answer(subject_request, *, now) -> dict:
 class PrivacyAdminView(OrganizationScopedView):
     """Only an organization's admins read or file data-subject requests: they name people."""
 
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        if getattr(request.user, "role", None) != User.Role.ADMIN:
-            raise Forbidden("Only an organization's admins handle data-subject requests.")
+    capability = ADMINISTER
 
 
 class SubjectRequestsView(PrivacyAdminView):
     @extend_schema(operation_id="privacy_requests_create", request=SubjectRequestInput,
-                   responses={201: SubjectRequestCreated, 403: ADMINS_ONLY, 404: NOT_OURS,
+                   responses={201: SubjectRequestCreated, 404: NOT_OURS,
                               409: USED_ID})
     def post(self, request):
         raw = request.body  # before DRF reads the stream: OpenDSR answers it base64-encoded
@@ -102,7 +98,7 @@ class SubjectRequestsView(PrivacyAdminView):
     @extend_schema(operation_id="privacy_requests_list",
                    parameters=[OpenApiParameter("app_id", str, required=True),
                                OpenApiParameter("limit", int)],
-                   responses={200: SubjectRequestList, 403: ADMINS_ONLY})
+                   responses={200: SubjectRequestList})
     def get(self, request):
         app = self.get_app_from_query("app_id")
         limit = limit_from_query(request.query_params)
@@ -120,12 +116,12 @@ class SubjectRequestDetailView(PrivacyAdminView):
         return subject_request
 
     @extend_schema(operation_id="privacy_requests_retrieve",
-                   responses={200: SubjectRequestStatus, 403: ADMINS_ONLY})
+                   responses={200: SubjectRequestStatus})
     def get(self, request, request_id):
         return Response(status_answer(self._request(request_id), now=timezone.now()))
 
     @extend_schema(operation_id="privacy_requests_cancel",
-                   responses={202: SubjectRequestCancelled, 403: ADMINS_ONLY,
+                   responses={202: SubjectRequestCancelled,
                               409: NOT_PENDING})
     def delete(self, request, request_id):
         now = timezone.now()

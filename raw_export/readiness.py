@@ -13,6 +13,7 @@ from raw_export import selectors
 
 
 def destinations_behind(basics: Basics) -> tuple[str, dict | None]:
+    """Destinations whose files are further behind than RAW_EXPORT_BEHIND_WARNING_SECONDS."""
     if not basics["database"]:
         return "not checked", None
     late = selectors.destinations_behind(now=timezone.now())

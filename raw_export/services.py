@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps_registry import selectors as app_selectors
+from attribution_site.model_update import model_update
 from attribution_site.secrets import (
     DESTINATION_CREDENTIALS,
     SecretUnreadable,
@@ -39,6 +40,10 @@ logger = logging.getLogger(__name__)
 S3_FIELDS = ("bucket", "endpoint_url", "region", "access_key_id")
 UPDATABLE_FIELDS = ("name", "kind", "bucket", "prefix", "endpoint_url", "region",
                     "access_key_id", "secret_access_key", "path", "format", "topics", "app_ids")
+# The columns an update writes: the fields above, the secret sealed. Never the watermark or the
+# last error, which a run writes meanwhile.
+STORED_FIELDS = (*(name for name in UPDATABLE_FIELDS if name != "secret_access_key"),
+                 "secret_access_key_encrypted")
 UNEXPECTED = "The export failed unexpectedly; the server's log has the details."
 
 
@@ -53,7 +58,8 @@ def destination_create(*, organization_id: uuid.UUID, fields: dict[str, Any],
                        now: datetime | None = None) -> Destination:
     now = now or timezone.now()
     destination = Destination(organization_id=organization_id, created_at=now, updated_at=now)
-    _assign(destination, fields)
+    for name, value in _columns(fields, kind=fields["kind"]).items():
+        setattr(destination, name, value)
     destination.save()
     return destination
 
@@ -63,10 +69,9 @@ def destination_update(*, destination: Destination, changes: dict[str, Any],
     """Change the fields given. A run waiting for its retry is made due now: the change is
     likely the fix (new credentials, the right bucket) and the owner wants to see it work."""
     now = now or timezone.now()
-    _assign(destination, changes)
-    destination.updated_at = now
+    columns = _columns(changes, kind=changes.get("kind", destination.kind))
     with transaction.atomic():
-        destination.save()
+        model_update(instance=destination, changes=columns, updatable=STORED_FIELDS, now=now)
         waiting = list(Run.objects.filter(destination=destination, state=RunState.PENDING)
                        .values_list("id", flat=True))
         Run.objects.filter(id__in=waiting, state=RunState.PENDING).update(
@@ -76,19 +81,19 @@ def destination_update(*, destination: Destination, changes: dict[str, Any],
     return destination
 
 
-def _assign(destination: Destination, fields: dict[str, Any]) -> None:
-    secret = fields.pop("secret_access_key", None)
-    for name, value in fields.items():
-        setattr(destination, name, value)
+def _columns(fields: dict[str, Any], *, kind: str) -> dict[str, Any]:
+    """The columns `fields` (as the API names them) set on a destination of `kind`: the secret
+    sealed, and the other kind's fields emptied."""
+    columns = {name: value for name, value in fields.items() if name != "secret_access_key"}
+    secret = fields.get("secret_access_key")
     if secret is not None:
-        destination.secret_access_key_encrypted = secret_encrypt(
+        columns["secret_access_key_encrypted"] = secret_encrypt(
             secret, purpose=DESTINATION_CREDENTIALS)
-    if destination.kind == DestinationKind.DIRECTORY:
-        for name in S3_FIELDS:
-            setattr(destination, name, "")
-        destination.secret_access_key_encrypted = ""
+    if kind == DestinationKind.DIRECTORY:
+        columns.update({name: "" for name in S3_FIELDS}, secret_access_key_encrypted="")
     else:
-        destination.path = ""
+        columns["path"] = ""
+    return columns
 
 
 def destination_delete(*, destination: Destination) -> None:

@@ -24,4 +24,5 @@ def raw_export_run(run_id: str) -> None:
 
 @shared_task(name="raw_export.schedule", **TASK_OPTIONS)
 def raw_export_schedule() -> None:
+    """Start a run for every destination without an open one (unless its last run just failed)."""
     services.runs_schedule(now=timezone.now())

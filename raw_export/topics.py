@@ -6,7 +6,8 @@ delivery, skan and apple_ads each expose a reader, consent and analytics a selec
 A topic reads either between two watermarks (the commit-ordered tables: installs, clicks,
 events) or over a stamp window (layout.stamp_window: re-engagements, Apple Ads corrections,
 delivery attempts, SKAdNetwork postbacks). Rows come in the order of the time the service
-received them.
+received them. Tracking's rows come named (tracking/reporting/raw_rows.py); each is shaped here
+into its topic's columns by name, in columns.py's order.
 """
 
 from __future__ import annotations
@@ -61,6 +62,19 @@ def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
         yield chunk
 
 
+def _install_columns(row: raw_rows.InstallRow, consent) -> tuple:
+    """INSTALLS' columns of an install and the consent it was recorded under (None: none)."""
+    signals = ((None, None, None) if consent is None else
+               (consent.gdpr_applies, consent.ad_user_data, consent.ad_personalization))
+    return (row.app_id, row.id, row.installed_at, row.platform, row.match_type, row.is_organic,
+            row.confidence, row.media_source, row.campaign_id, row.adset, row.ad, row.click_id,
+            None if row.is_organic else "click", row.attributed_touch_time, row.trail_summary,
+            row.losing_clicks, row.device_id, row.customer_user_id, row.ip, row.user_agent,
+            row.os_version, row.device_model, row.language, row.sdk_version, row.att_status,
+            *signals, row.fraud_status, row.fraud_reasons, counting.counted(row.fraud_status),
+            VERSION)
+
+
 def installs(window: Window, size: int, *, fraud_status: str | None = None
              ) -> Iterator[list[tuple]]:
     rows = raw_rows.installs(app_ids=window.app_ids, after=window.after, through=window.through,
@@ -72,19 +86,14 @@ def installs(window: Window, size: int, *, fraud_status: str | None = None
         if with_consent:
             # The consent the install was recorded under: a fact of the install that later
             # changes do not rewrite, so a file says the same whenever it is written.
-            asked = [i for i, row in enumerate(chunk) if row[0] in with_consent]
-            found = consents_at([Subject(uuid.UUID(chunk[i][0]), uuid.UUID(chunk[i][1]),
-                                         chunk[i][15], _moment(chunk[i][2])) for i in asked])
+            asked = [i for i, row in enumerate(chunk) if row.app_id in with_consent]
+            found = consents_at([
+                Subject(uuid.UUID(chunk[i].app_id), uuid.UUID(chunk[i].id), chunk[i].device_id,
+                        _moment(chunk[i].installed_at)) for i in asked])
             for i, consent in zip(asked, found, strict=True):
                 consents[i] = consent
-        shaped = []
-        for row, consent in zip(chunk, consents, strict=True):
-            signals = ((None, None, None) if consent is None else
-                       (consent.gdpr_applies, consent.ad_user_data, consent.ad_personalization))
-            touch = None if row[5] else "click"
-            shaped.append((*row[:12], touch, *row[12:24], *signals, *row[24:26],
-                           counting.counted(row[24]), VERSION))
-        yield shaped
+        yield [_install_columns(row, consent)
+               for row, consent in zip(chunk, consents, strict=True)]
 
 
 def blocked_installs(window: Window, size: int) -> Iterator[list[tuple]]:
@@ -119,24 +128,32 @@ def inapps(window: Window, size: int) -> Iterator[list[tuple]]:
     rates = _UsdRates(window.through.taken_at)
     rows = raw_rows.events(app_ids=window.app_ids, after=window.after, through=window.through)
     for chunk in _chunks(rows, size):
-        shaped = []
-        for row in chunk:
-            amount, currency = row[7], row[8]
-            usd = None
-            if amount is not None and currency:
-                # At the rate of the day the event happened, as the revenue reports convert.
-                day = _EPOCH_DAY + timedelta(days=row[4] // _DAY_MICROS)
-                usd = rates.convert(amount, currency, day)
-            status = counting.event_status(is_blocked=row[19], install_status=row[20])
-            shaped.append((*row[:9], usd, *row[9:20], status, row[21],
-                           counting.counted(status), VERSION))
-        yield shaped
+        yield [_inapp_columns(row, rates) for row in chunk]
+
+
+def _inapp_columns(row: raw_rows.EventRow, rates: _UsdRates) -> tuple:
+    """INAPPS' columns of an event: its revenue in US dollars, its fraud status and count."""
+    usd = None
+    if row.revenue_amount is not None and row.revenue_currency:
+        # At the rate of the day the event happened, as the revenue reports convert.
+        day = _EPOCH_DAY + timedelta(days=row.occurred_at // _DAY_MICROS)
+        usd = rates.convert(row.revenue_amount, row.revenue_currency, day)
+    status = counting.event_status(is_blocked=row.is_blocked,
+                                   install_status=row.install_fraud_status)
+    return (row.app_id, row.id, row.event_id, row.event_name, row.occurred_at, row.received_at,
+            row.properties, row.revenue_amount, row.revenue_currency, usd, row.session_id,
+            row.device_id, row.install_id, row.install_installed_at, row.install_platform,
+            row.install_match_type, row.install_media_source, row.install_campaign_id,
+            row.install_adset, row.install_ad, row.is_blocked, status,
+            row.install_fraud_reasons, counting.counted(status), VERSION)
 
 
 def clicks(window: Window, size: int) -> Iterator[list[tuple]]:
     rows = raw_rows.clicks(app_ids=window.app_ids, after=window.after, through=window.through)
     for chunk in _chunks(rows, size):
-        yield [(*row, VERSION) for row in chunk]
+        yield [(row.app_id, row.id, row.clicked_at, row.media_source, row.campaign_id,
+                row.adset, row.ad, row.advertising_id, row.ip, row.user_agent, row.os_family,
+                row.os_version, row.device_model, row.link_id, VERSION) for row in chunk]
 
 
 def reattributions(window: Window, size: int) -> Iterator[list[tuple]]:
@@ -145,8 +162,9 @@ def reattributions(window: Window, size: int) -> Iterator[list[tuple]]:
     since, until = window.stamps
     rows = raw_rows.reengagements(app_ids=window.app_ids, since=since, until=until)
     for chunk in _chunks(rows, size):
-        yield [(*row[:2], "re-engagement", *row[2:4], "click", *row[4:], None, None, VERSION)
-               for row in chunk]
+        yield [(row.app_id, row.id, "re-engagement", row.install_id, row.reengaged_at, "click",
+                row.clicked_at, row.click_id, row.media_source, row.campaign_id, None, None,
+                VERSION) for row in chunk]
     moved = apple_ads_selectors.reattributions_for_export(app_ids=window.app_ids, since=since,
                                                           until=until)
     for chunk in _chunks(moved, size):

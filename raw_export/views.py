@@ -7,21 +7,15 @@ serialize; errors are raised.
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from accounts.models import User
 from apps_registry import selectors as app_selectors
 from apps_registry.scoping import OrganizationScopedView
-from attribution_site.api.exceptions import Forbidden, NotFound
+from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import limit_from_query
+from attribution_site.capabilities import CONFIGURE
 from raw_export import selectors, services
 from raw_export.serializers import (
     DestinationCreateInput,
@@ -32,8 +26,6 @@ from raw_export.serializers import (
 )
 
 NOT_FOUND = "Data destination not found."
-ADMINS_ONLY = OpenApiResponse(OpenApiTypes.OBJECT, description=(
-    "The caller is not an admin of the organization."))
 DESTINATION = inline_serializer("DataDestinationAnswer", {"destination": DestinationOutput()})
 DESTINATIONS = inline_serializer("DataDestinationList",
                                  {"destinations": DestinationOutput(many=True)})
@@ -49,10 +41,7 @@ RUNS = inline_serializer("DataDestinationRuns", {"runs": RunOutput(many=True)})
 
 
 class DestinationAdminView(OrganizationScopedView):
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        if getattr(request.user, "role", None) != User.Role.ADMIN:
-            raise Forbidden("Only an organization's admins manage data destinations.")
+    capability = CONFIGURE
 
     def get_destination(self):
         destination = selectors.destination_for_organization(
@@ -74,13 +63,13 @@ class DestinationAdminView(OrganizationScopedView):
 
 class DestinationListView(DestinationAdminView):
     @extend_schema(operation_id="data_destinations_list",
-                   responses={200: DESTINATIONS, 403: ADMINS_ONLY})
+                   responses={200: DESTINATIONS})
     def get(self, request):
         rows = selectors.destinations_for_organization(organization_id=self.organization_id)
         return Response({"destinations": self.answer(rows, many=True)})
 
     @extend_schema(operation_id="data_destinations_create", request=DestinationCreateInput,
-                   responses={201: DESTINATION, 403: ADMINS_ONLY})
+                   responses={201: DESTINATION})
     def post(self, request):
         payload = DestinationCreateInput(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -94,12 +83,12 @@ class DestinationListView(DestinationAdminView):
 
 class DestinationDetailView(DestinationAdminView):
     @extend_schema(operation_id="data_destinations_retrieve",
-                   responses={200: DESTINATION, 403: ADMINS_ONLY})
+                   responses={200: DESTINATION})
     def get(self, request, destination_id):
         return Response({"destination": self.answer(self.get_destination())})
 
     @extend_schema(operation_id="data_destinations_update", request=DestinationUpdateInput,
-                   responses={200: DESTINATION, 403: ADMINS_ONLY})
+                   responses={200: DESTINATION})
     def put(self, request, destination_id):
         destination = self.get_destination()
         payload = DestinationUpdateInput(data=request.data)
@@ -110,7 +99,7 @@ class DestinationDetailView(DestinationAdminView):
         return Response({"destination": self.answer(destination)})
 
     @extend_schema(operation_id="data_destinations_destroy",
-                   responses={200: DELETED, 403: ADMINS_ONLY})
+                   responses={200: DELETED})
     def delete(self, request, destination_id):
         services.destination_delete(destination=self.get_destination())
         return Response({"success": True})
@@ -118,7 +107,7 @@ class DestinationDetailView(DestinationAdminView):
 
 class DestinationTestView(DestinationAdminView):
     @extend_schema(operation_id="data_destinations_test", request=None,
-                   responses={200: TESTED, 403: ADMINS_ONLY})
+                   responses={200: TESTED})
     def post(self, request, destination_id):
         result = services.destination_test(destination=self.get_destination())
         return Response({"ok": result.ok, "reason": result.reason, "message": result.message})
@@ -127,7 +116,7 @@ class DestinationTestView(DestinationAdminView):
 class DestinationRunsView(DestinationAdminView):
     @extend_schema(operation_id="data_destinations_runs_list",
                    parameters=[OpenApiParameter("limit", int, description="1 to 500, default 50")],
-                   responses={200: RUNS, 403: ADMINS_ONLY})
+                   responses={200: RUNS})
     def get(self, request, destination_id):
         destination = self.get_destination()
         limit = limit_from_query(request.query_params)
@@ -135,7 +124,7 @@ class DestinationRunsView(DestinationAdminView):
         return Response({"runs": RunOutput(runs, many=True).data})
 
     @extend_schema(operation_id="data_destinations_runs_create", request=None,
-                   responses={202: RUN, 403: ADMINS_ONLY})
+                   responses={202: RUN})
     def post(self, request, destination_id):
         run = services.run_start(destination=self.get_destination())
         run.refresh_from_db()

@@ -26,7 +26,9 @@ MAX_APPS_LISTED = 20
 
 
 def retention(basics: Basics) -> tuple[str, dict | None]:
-    """("ok" | "warning" | "not checked", the last run and what is behind)."""
+    """Whether enforcing each app's retention limits has fallen behind.
+
+    Answers ("ok" | "warning" | "not checked", the last run and what is behind)."""
     if not basics["database"]:
         return "not checked", None
     now = timezone.now()

@@ -12,5 +12,5 @@ from retention.services import BUDGET_SECONDS, LEASE_MARGIN, retention_enforce
              soft_time_limit=BUDGET_SECONDS + LEASE_MARGIN.total_seconds() / 2,
              time_limit=BUDGET_SECONDS + LEASE_MARGIN.total_seconds())
 def enforce() -> None:
-    """Hourly: mask and delete what crossed each app's limits since the last run."""
+    """Mask and delete what crossed each app's limits since the last run."""
     retention_enforce(now=timezone.now())

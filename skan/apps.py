@@ -1,3 +1,6 @@
+"""Apple's postback copies (docs/apple.md): SKAdNetwork and AdAttributionKit postbacks received
+at Apple's well-known paths, verified and kept, and the ad networks' names."""
+
 from django.apps import AppConfig
 
 

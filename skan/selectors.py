@@ -41,10 +41,6 @@ def app_ad_network_names(*, app_id) -> QuerySet[AppAdNetworkName]:
     return AppAdNetworkName.objects.filter(app_id=app_id).order_by("network_id")
 
 
-def postbacks_of_app(*, app_id) -> QuerySet[Postback]:
-    return Postback.objects.filter(app_id=app_id).order_by("-received_at")
-
-
 @dataclass(frozen=True)
 class ReceivedPostback:
     """A verified postback as stored: the fields a report decodes."""

@@ -212,3 +212,12 @@ def test_no_app_imports_another_that_imports_it_back():
     cycles = import_cycles(app_graph(import_graph(first_party_modules(ROOT))))
 
     assert cycles == [], "app loops:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_settings_import_no_app():
+    """Settings are read before any app is ready: what they check (the report currency) lives
+    in the project package, never in a domain app."""
+    graph = import_graph(first_party_modules(ROOT))
+    apps = {target.partition(".")[0] for target in graph["attribution_site.settings"]}
+
+    assert apps <= {"attribution_site"}, sorted(apps - {"attribution_site"})

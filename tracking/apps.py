@@ -1,3 +1,7 @@
+"""Clicks, installs and events (spec: Attribution endpoints): the waterfall (`attribution.py`,
+pure), the hot-path SQL (`sql.py`), the writes by concern (`services/`), day partitions, and the
+rows analytics reads (`reporting/`)."""
+
 from django.apps import AppConfig
 
 

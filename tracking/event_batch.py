@@ -15,9 +15,9 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import NamedTuple
 
+from attribution_site.currencies import currency_code
 from consent.consent_data import Consent, ConsentDataError
 from consent.consent_data import parse as consent_parse
-from tracking.currencies import currency_code
 
 MAX_EVENTS_PER_BATCH = 500
 MAX_EVENT_NAME_LENGTH = 128

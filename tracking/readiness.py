@@ -12,7 +12,9 @@ from tracking import partition_sql
 
 
 def partitions(basics: Basics) -> tuple[str, dict | None]:
-    """("ok" | "warning" | "not checked", the rows in each default partition)."""
+    """Rows waiting in a default partition because beat has not made their day's partition.
+
+    Answers ("ok" | "warning" | "not checked", the rows in each default partition)."""
     if not basics["database"]:
         return "not checked", None
     waiting = partition_sql.default_rows()

@@ -9,12 +9,11 @@ pages. The secret access key is a password input, never shown again.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from accounts.models import User
 from attribution_site.api.exceptions import ApiError
+from attribution_site.capabilities import CONFIGURE
 from console.forms import LIST, TEXT, FormProblem, form_data, validated
 from console.pages import ConsolePage
 from raw_export import selectors, services
@@ -31,11 +30,7 @@ LABELS = {"name": "Name", "kind": "Kind", "bucket": "Bucket", "prefix": "Prefix"
 
 
 class DestinationsPage(ConsolePage):
-    def dispatch(self, request, *args, **kwargs):
-        user = request.user
-        if user.is_authenticated and getattr(user, "role", None) != User.Role.ADMIN:
-            raise PermissionDenied("Only an organization's admins manage data destinations.")
-        return super().dispatch(request, *args, **kwargs)
+    capability = CONFIGURE
 
     def context(self, **extra) -> dict:
         return {"app": None, "apps": self.apps(), "kinds": DestinationKind.values,

@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 
-from accounts.models import User
 from attribution_site.api.exceptions import ApiError
+from attribution_site.capabilities import CONFIGURE, READ
 from console.forms import INTEGER, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from fraud import selectors, services, verdict
@@ -82,10 +81,7 @@ def errors_by_field(problem: FormProblem | None) -> dict[str, list[str]]:
 class FraudSettingsPage(AppPage):
     section = "fraud-settings"
     template = "console/fraud/settings.html"
-
-    @property
-    def is_admin(self) -> bool:
-        return getattr(self.request.user, "role", None) == User.Role.ADMIN
+    capability = {"GET": READ, "POST": CONFIGURE}
 
     def get(self, request, app_id):
         stored = asdict(selectors.settings_of(self.app.id))
@@ -94,8 +90,6 @@ class FraudSettingsPage(AppPage):
         return self.page(request, values=values)
 
     def post(self, request, app_id):
-        if not self.is_admin:
-            raise PermissionDenied("Only an organization's admins change fraud settings.")
         data = form_data(request.POST, FIELDS)
         data.update({name: lines_of(request.POST.get(name, "")) for name in LISTS})
         try:
@@ -117,7 +111,8 @@ class FraudSettingsPage(AppPage):
                   "errors": errors.get(f"{reason}_mode", []), "threshold": threshold}
                  for reason, help_text, threshold in RULES]
         return render(request, self.template, self.context(
-            rules=rules, values=values, errors=errors, problem=problem, is_admin=self.is_admin,
+            rules=rules, values=values, errors=errors, problem=problem,
+            may_change=self.may(CONFIGURE),
             modes=list(MODE_LABELS.items()), signing_modes=list(SIGNING_LABELS.items()),
             limits={"ctit": MAX_CTIT_FLOOR_SECONDS, "engagements": MAX_ENGAGEMENTS_PER_HOUR,
                     "networks": MAX_LISTED_NETWORKS, "devices": MAX_TEST_DEVICES}),

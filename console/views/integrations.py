@@ -6,11 +6,10 @@ services. A secret left empty stays as it is."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 
-from accounts.models import User
 from attribution_site.api.exceptions import ApiError, ValidationFailed
+from attribution_site.capabilities import CONFIGURE, READ
 from console.forms import BOOLEAN, INTEGER, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from networks import selectors, services
@@ -67,10 +66,7 @@ class IntegrationsPage(AppPage):
     template = "console/apps/integrations.html"
     section = "settings"
     names = {services.META: "Meta", services.GOOGLE_ADS: "Google Ads"}
-
-    @property
-    def is_admin(self) -> bool:
-        return getattr(self.request.user, "role", None) == User.Role.ADMIN
+    capability = {"GET": READ, "POST": CONFIGURE}
 
     def page(self, request, *, problem=None, kind="", values=None, status=200):
         meta, google = selectors.configs_of(app_id=self.app.id)
@@ -86,14 +82,12 @@ class IntegrationsPage(AppPage):
             meta_errors=errors if kind == services.META else {},
             google_errors=errors if kind == services.GOOGLE_ADS else {},
             key_required=meta is None, link_required=google is None,
-            problem=problem, is_admin=self.is_admin), status=status)
+            problem=problem, may_change=self.may(CONFIGURE)), status=status)
 
     def get(self, request, app_id):
         return self.page(request)
 
     def post(self, request, app_id):
-        if not self.is_admin:
-            raise PermissionDenied("Only an organization's admins set up integrations.")
         action = request.POST.get("action", "")
         kind = action.removeprefix("remove_")
         if kind not in services.KINDS:

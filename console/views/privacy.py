@@ -9,13 +9,12 @@ these pages.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
-from accounts.models import User
 from attribution_site.api.exceptions import ApiError
+from attribution_site.capabilities import ADMINISTER
 from console.forms import TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from privacy import identities, selectors, services
@@ -70,12 +69,7 @@ LABELS = {"subject_request_type": "Request type", "identity_type": "Identity typ
 
 class PrivacyPage(AppPage):
     section = "privacy"
-
-    def dispatch(self, request, *args, **kwargs):
-        user = request.user
-        if user.is_authenticated and getattr(user, "role", None) != User.Role.ADMIN:
-            raise PermissionDenied("Only an organization's admins handle data-subject requests.")
-        return super().dispatch(request, *args, **kwargs)
+    capability = ADMINISTER
 
     def context(self, **extra) -> dict:
         return super().context(request_types=[t.value for t in RequestType],

@@ -24,11 +24,11 @@ from django.urls import reverse
 
 from analytics import queries, rates_csv, services
 from analytics.models import CurrencyRate
+from attribution_site.currencies import currency_code
 from console import uploads
 from console.pages import AppPage
 from console.rate_editors import who_may_edit
 from console.uploads import MAX_UPLOAD_BYTES, PREVIEW_ROWS
-from tracking.currencies import currency_code
 
 HISTORY_ROWS = 100
 EXAMPLE = ("date,currency,units_per_usd\n"

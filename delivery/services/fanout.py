@@ -47,10 +47,14 @@ def deliveries_for_reattributions(events: Sequence[Any], batch: WriteBatch) -> N
 
 
 def deliveries_for_reengagements(events: Sequence[Any], batch: WriteBatch) -> None:
+    """InstallReengaged: postbacks and webhooks of each re-engagement, to the configurations
+    taking them."""
     _deliveries_create(events, batch, payloads.reengagement_fact)
 
 
 def deliveries_for_events(events: Sequence[Any], batch: WriteBatch) -> None:
+    """EventTracked: postbacks and webhooks of each in-app event, to the configurations taking
+    it."""
     _deliveries_create(events, batch, payloads.event_fact)
 
 

@@ -17,6 +17,7 @@ from networks.models import GoogleClaim, GoogleClaimAttempt
 
 def erase(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID],
           device_ids: Iterable[str]) -> dict[str, int]:
+    """Clear the device's identifiers and the attempts' response bodies; rows touched."""
     claims = GoogleClaim.objects.filter(app_id=app_id, install_id__in=list(install_ids))
     with transaction.atomic():
         attempts = GoogleClaimAttempt.objects.filter(claim__in=claims).update(

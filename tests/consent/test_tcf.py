@@ -86,3 +86,24 @@ def test_a_tcf_v2_3_string_with_its_disclosed_vendors_segment_decodes():
 def test_what_is_not_a_usable_tc_string_is_refused_with_a_reason(tcstring, reason):
     with pytest.raises(tcf.TcfError, match=reason):
         tcf.decode(tcstring)
+
+
+def test_the_private_attributes_the_truncation_check_reads_are_still_there():
+    """consent/tcf.py, `read_past_the_end`, reads the library's bit reader. A new version that
+    renames it must fail here, by name, not quietly accept truncated strings."""
+    import importlib.metadata
+
+    import iab_tcf
+
+    version = importlib.metadata.version("iab-tcf-bitarray")
+    decoded = iab_tcf.decode_v2(IAB_FULL_EXAMPLE)
+    reader = getattr(decoded, "_reader", None)
+    missing = [name for name in ("_pointer", "_consent") if not hasattr(reader, name)]
+    assert reader is not None and not missing, (
+        f"iab-tcf-bitarray {version} no longer has `_reader` with {missing or '_pointer, _consent'}"
+        ": consent/tcf.py's read_past_the_end reads them (written for 0.2.3); rewrite it for this "
+        "version before upgrading.")
+    assert isinstance(reader._pointer, int) and len(reader._consent) >= reader._pointer, (
+        f"iab-tcf-bitarray {version}: `_reader._pointer` is no longer a bit position within "
+        "`_reader._consent`; consent/tcf.py's read_past_the_end must be rewritten for it.")
+    assert not tcf.read_past_the_end(decoded)

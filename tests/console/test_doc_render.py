@@ -9,6 +9,13 @@ def test_raw_html_in_a_document_is_printed_as_text():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_a_paragraph_that_is_only_a_comment_is_left_out():
+    html = doc_render.render("<!-- map:apps -->\n\n| a |\n|---|\n| 1 |\n\n<!-- /map:apps -->\n\n"
+                             "text <!-- kept --> here").html
+    assert "map:apps" not in html and "<table>" in html
+    assert "text &lt;!-- kept --&gt; here" in html
+
+
 def test_links_to_scripts_are_not_made():
     html = doc_render.render("[click](javascript:alert(1)) [data](data:text/html,x)").html
     assert "<a " not in html

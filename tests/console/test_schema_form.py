@@ -4,11 +4,11 @@ every API error path finds the row it was typed in."""
 
 from __future__ import annotations
 
+from attribution_site.currencies import ISO_4217
 from console import schema_form
 from console.schema_form import RuleRow, SchemaForm, WindowRows
 from conversion import values
 from tests.conversion.samples import SCHEMA
-from tracking.currencies import ISO_4217
 
 
 def form(*windows: tuple[RuleRow, ...], currency: str = "USD") -> SchemaForm:

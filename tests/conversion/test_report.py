@@ -12,11 +12,11 @@ from itertools import count
 import pytest
 
 from analytics.models import CurrencyRate
+from attribution_site.currencies import ISO_4217
 from conversion import selectors, services, values
 from skan.models import AdNetwork, AppAdNetworkName, Postback
 from tests.conversion.samples import SCHEMA
 from tests.factories import AppFactory
-from tracking.currencies import ISO_4217
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,9 @@ from decimal import Decimal
 
 import pytest
 
+from attribution_site.currencies import ISO_4217
 from conversion import values
 from tests.conversion.samples import SCHEMA
-from tracking.currencies import ISO_4217
 
 INSTALL = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -5,7 +5,9 @@ time window, each streamed in the order of the time the service received it.
 The commit-ordered tables are read by watermark, so consecutive runs see every row exactly once
 whatever the rows' own times say. Re-engagements have no commit-order column: they are read by
 `reengaged_at`, stamped as the row is written (see raw_export/layout.py, `stamp_window`).
-Times come as integer microseconds since the epoch (UTC). Columns are read as stored: an erased
+Each reader yields named rows (`InstallRow`, `EventRow`, `ClickRow`, `ReengagementRow`), which
+raw_export/topics.py shapes into its columns by name. Times come as integer microseconds since
+the epoch (UTC), UUIDs and addresses as text. Columns are read as stored: an erased
 identity (tracking/erasure.py) or an address masked after the app's IP limit
 (tracking/retention.py) comes out blanked or masked.
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import NamedTuple
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, transaction
@@ -29,27 +33,102 @@ from tracking.trail_words import trail_summary
 RAW_CHUNK_ROWS = 10_000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-_INSTALL_READ = (
-    "app_id", "id", "installed_at", "platform", "match_type", "is_organic", "confidence",
-    "media_source", "campaign_id", "adset", "ad", "click_id", "attributed_touch_time",
-    "decision", "device_id", "customer_user_id", "ip", "user_agent", "os_version",
-    "device_model", "language", "sdk_version", "att_status", "fraud_status", "fraud_reasons")
-# What `installs` yields: the stored trail becomes its sentence and its count of losing clicks.
-_TRAIL_AT = _INSTALL_READ.index("decision")
-INSTALL_FIELDS = (*_INSTALL_READ[:_TRAIL_AT], "trail_summary", "losing_clicks",
-                  *_INSTALL_READ[_TRAIL_AT + 1:])
-EVENT_FIELDS = (
-    "app_id", "id", "event_id", "event_name", "occurred_at", "received_at", "properties",
-    "revenue_amount", "revenue_currency", "session_id", "device_id", "install_id",
-    "install__installed_at", "install__platform", "install__match_type",
-    "install__media_source", "install__campaign_id", "install__adset", "install__ad",
-    "is_blocked", "install__fraud_status", "install__fraud_reasons")
-CLICK_FIELDS = (
-    "app_id", "id", "clicked_at", "media_source", "campaign_id", "adset", "ad",
-    "advertising_id", "ip", "user_agent", "os_family", "os_version", "device_model", "link_id")
-REENGAGEMENT_FIELDS = (
-    "app_id", "id", "install_id", "reengaged_at", "clicked_at", "click_id", "media_source",
-    "campaign_id")
+class InstallRow(NamedTuple):
+    """An install as its raw file reads it: the stored trail as its sentence and its count of
+    losing clicks."""
+
+    app_id: str
+    id: str
+    installed_at: int
+    platform: str
+    match_type: str
+    is_organic: bool
+    confidence: float
+    media_source: str
+    campaign_id: str
+    adset: str
+    ad: str
+    click_id: str | None
+    attributed_touch_time: int | None
+    trail_summary: str
+    losing_clicks: int
+    device_id: str
+    customer_user_id: str
+    ip: str | None
+    user_agent: str
+    os_version: str
+    device_model: str
+    language: str
+    sdk_version: str
+    att_status: str
+    fraud_status: str
+    fraud_reasons: str  # JSON text
+
+
+class EventRow(NamedTuple):
+    """An event (properties as JSON text) with its install's attribution (`install_*`: None
+    when no install was found)."""
+
+    app_id: str
+    id: int
+    event_id: str
+    event_name: str
+    occurred_at: int
+    received_at: int
+    properties: str
+    revenue_amount: Decimal | None
+    revenue_currency: str
+    session_id: str | None
+    device_id: str
+    install_id: str | None
+    install_installed_at: int | None
+    install_platform: str | None
+    install_match_type: str | None
+    install_media_source: str | None
+    install_campaign_id: str | None
+    install_adset: str | None
+    install_ad: str | None
+    is_blocked: bool
+    install_fraud_status: str | None
+    install_fraud_reasons: str | None
+
+
+class ClickRow(NamedTuple):
+    app_id: str
+    id: str
+    clicked_at: int
+    media_source: str
+    campaign_id: str
+    adset: str
+    ad: str
+    advertising_id: str
+    ip: str | None
+    user_agent: str
+    os_family: str
+    os_version: str
+    device_model: str
+    link_id: str | None
+
+
+class ReengagementRow(NamedTuple):
+    app_id: str
+    id: str
+    install_id: str
+    reengaged_at: int
+    clicked_at: int | None
+    click_id: str | None
+    media_source: str
+    campaign_id: str
+
+
+# What each reader asks the database for, in its row's order (`install__x` for `install_x`).
+_INSTALL_READ = tuple("decision" if name == "trail_summary" else name
+                      for name in InstallRow._fields if name != "losing_clicks")
+_EVENT_READ = tuple(name.replace("install_", "install__", 1)
+                    if name.startswith("install_") and name != "install_id" else name
+                    for name in EventRow._fields)
+_CLICK_READ = ClickRow._fields
+_REENGAGEMENT_READ = ReengagementRow._fields
 
 
 class HostText(Func):
@@ -131,49 +210,57 @@ def _committed(model, table: str, *, app_ids: Sequence[uuid.UUID], after: Waterm
 
 
 def installs(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Watermark,
-             fraud_status: str | None = None) -> Iterator[tuple]:
-    """Installs committed after `after` (None: from the start) and by `through`, as tuples in
-    INSTALL_FIELDS order, oldest received first; only those of `fraud_status` when given."""
+             fraud_status: str | None = None) -> Iterator[InstallRow]:
+    """Installs committed after `after` (None: from the start) and by `through`, oldest
+    received first; only those of `fraud_status` when given."""
     rows = _committed(Install, "installs", app_ids=app_ids, after=after, through=through)
     if fraud_status is not None:
         rows = rows.filter(fraud_status=fraud_status)
     for row in _stream(_values(rows.order_by("installed_at", "id"), _INSTALL_READ,
                                uuids=("app_id", "id", "click_id"), addresses=("ip",),
                                jsons=("fraud_reasons",))):
-        summary = trail_summary(row[_TRAIL_AT], installed_at=EPOCH + timedelta(
-            microseconds=row[2]))
-        yield (*row[:_TRAIL_AT], *summary, *row[_TRAIL_AT + 1:])
+        (app_id, id_, installed_at, platform, match_type, is_organic, confidence, media_source,
+         campaign_id, adset, ad, click_id, attributed_touch_time, decision, device_id,
+         customer_user_id, ip, user_agent, os_version, device_model, language, sdk_version,
+         att_status, fraud_status, fraud_reasons) = row
+        summary, losing_clicks = trail_summary(
+            decision, installed_at=EPOCH + timedelta(microseconds=installed_at))
+        yield InstallRow(
+            app_id, id_, installed_at, platform, match_type, is_organic, confidence,
+            media_source, campaign_id, adset, ad, click_id, attributed_touch_time, summary,
+            losing_clicks, device_id, customer_user_id, ip, user_agent, os_version,
+            device_model, language, sdk_version, att_status, fraud_status, fraud_reasons)
 
 
 def events(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Watermark
-           ) -> Iterator[tuple]:
-    """Events (with their install's attribution) committed after `after` and by `through`, as
-    tuples in EVENT_FIELDS order (properties as JSON text), oldest received first."""
+           ) -> Iterator[EventRow]:
+    """Events (with their install's attribution) committed after `after` and by `through`,
+    oldest received first."""
     rows = _committed(Event, "events", app_ids=app_ids, after=after, through=through)
-    rows = rows.annotate(raw_properties=Cast("properties", CharField()))
-    fields = tuple("raw_properties" if f == "properties" else f for f in EVENT_FIELDS)
-    return _stream(_values(rows.order_by("received_at", "id"), fields,
-                           uuids=("app_id", "session_id", "install_id"),
-                           jsons=("install__fraud_reasons",)))
+    return map(EventRow._make, _stream(_values(
+        rows.order_by("received_at", "id"), _EVENT_READ,
+        uuids=("app_id", "session_id", "install_id"),
+        jsons=("properties", "install__fraud_reasons"))))
 
 
 def clicks(*, app_ids: Sequence[uuid.UUID], after: Watermark | None, through: Watermark
-           ) -> Iterator[tuple]:
-    """Archived clicks committed after `after` and by `through`, in CLICK_FIELDS order."""
+           ) -> Iterator[ClickRow]:
+    """Archived clicks committed after `after` and by `through`, oldest received first."""
     rows = _committed(ClickArchive, "clicks", app_ids=app_ids, after=after, through=through)
-    return _stream(_values(rows.order_by("clicked_at", "id"), CLICK_FIELDS,
-                           uuids=("app_id", "id", "link_id"), addresses=("ip",)))
+    return map(ClickRow._make, _stream(_values(
+        rows.order_by("clicked_at", "id"), _CLICK_READ, uuids=("app_id", "id", "link_id"),
+        addresses=("ip",))))
 
 
 def reengagements(*, app_ids: Sequence[uuid.UUID], since: datetime | None, until: datetime
-                  ) -> Iterator[tuple]:
-    """Re-engagements recorded in [since, until) (since None: from the start), in
-    REENGAGEMENT_FIELDS order."""
+                  ) -> Iterator[ReengagementRow]:
+    """Re-engagements recorded in [since, until) (since None: from the start)."""
     rows = Reengagement.objects.filter(app_id__in=list(app_ids), reengaged_at__lt=until)
     if since is not None:
         rows = rows.filter(reengaged_at__gte=since)
-    return _stream(_values(rows.order_by("reengaged_at", "id"), REENGAGEMENT_FIELDS,
-                           uuids=("app_id", "id", "install_id", "click_id")))
+    return map(ReengagementRow._make, _stream(_values(
+        rows.order_by("reengaged_at", "id"), _REENGAGEMENT_READ,
+        uuids=("app_id", "id", "install_id", "click_id"))))
 
 
 def _stream(rows: QuerySet) -> Iterator[tuple]:

@@ -1,6 +1,7 @@
 """The one currency check (docs/analytics.md, "Currencies"): ISO 4217's active codes, for revenue
 events, conversion values and schemas, cost rows (API, CSV, console), currency rates and the
-report currency alike. Pure: standard library only."""
+report currency alike (the settings check ANALYTICS_DEFAULT_CURRENCY with it, which is why it
+lives in the project package, not in an app). Pure: standard library only."""
 
 ISO_4217 = frozenset("""
 AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN

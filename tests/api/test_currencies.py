@@ -2,7 +2,7 @@
 
 import pytest
 
-from tracking.currencies import currency_code
+from attribution_site.currencies import currency_code
 
 
 @pytest.mark.parametrize("raw,code", [("USD", "USD"), ("eur", "EUR"), (" gbp ", "GBP"),
