@@ -72,9 +72,8 @@ INSTALLED_APPS = [
     "consent",
     "privacy",
     "retention",
-    "integrations",
+    "networks",
     "fraud",
-    "google_ads",
     "raw_export",
     "web",  # the web script's endpoints, web ids and visits (docs/web.md)
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)

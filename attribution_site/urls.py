@@ -25,7 +25,7 @@ api_v1 = [
     path("", include("skan.urls")),
     path("", include("consent.urls")),
     path("", include("privacy.urls")),
-    path("", include("integrations.urls")),
+    path("", include("networks.urls")),
     path("", include("fraud.urls")),
     path("", include("raw_export.urls")),
     path("", include("web.urls")),

@@ -10,8 +10,8 @@ from apple_ads import erasure as apple_ads_erasure
 from attribution_site.docstrings import summary
 from consent import erasure as consent_erasure
 from delivery import erasure as delivery_erasure
-from google_ads import erasure as google_ads_erasure
 from links import erasure as links_erasure
+from networks.google import erasure as google_ads_erasure
 from tracking import erasure as tracking_erasure
 from web import erasure as web_erasure
 

@@ -31,7 +31,6 @@ from tracking.click_intake import click_from_request
 from tracking.click_values import MAX_LENGTH, click_values
 from tracking.event_batch import check_batch
 from tracking.fraud_gate import play_signals
-from tracking.platform_referrers import MetaInstallReferrer
 from tracking.serializers import (
     AttributionResult,
     EventBatchInput,
@@ -45,6 +44,7 @@ from tracking.serializers import (
     install_platform_problem,
 )
 from tracking.useragent import device_info
+from tracking.waterfall_inputs import MetaInstallReferrer
 
 logger = logging.getLogger(__name__)
 

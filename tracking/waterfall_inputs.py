@@ -1,13 +1,14 @@
-"""The attribution waterfall's inputs, as plain values: a stored click as a candidate, and what
-an install request says about its device. Pure: the lookups (tracking/sql.py) build them,
-the waterfall (tracking/attribution.py) and the fingerprint scorer compare them.
+"""The attribution waterfall's inputs, as plain values: a stored click as a candidate, what an
+install request says about its device, and what the ad networks' referrers of it say. Pure: the
+lookups (tracking/sql.py) build them, the waterfall (tracking/attribution.py) and the
+fingerprint scorer compare them.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
 
@@ -59,3 +60,27 @@ class PlatformReferrer:
     metadata: dict | None = None  # every id and name the platform gave
     campaign_name: str | None = None  # its name of `campaign_id`
     unreadable: str = ""
+
+
+@dataclass(frozen=True)
+class MetaInstallReferrer:
+    """`meta_install_referrer` as POST /installs received it (validated)."""
+
+    install_referrer: str
+    is_ct: bool
+    actual_timestamp: datetime
+
+
+@dataclass(frozen=True)
+class PlatformEvidence:
+    """What the networks' referrers of an install say (networks/referrers.py reads them)."""
+
+    referrers: tuple[PlatformReferrer, ...] = ()
+    view_window: timedelta | None = None  # None: the waterfall's default view window
+    # The Play referrer is a network's (Meta's wrapper, or Google's auto-tagged click): its
+    # utm_source and utm_campaign name no campaign of ours, and Meta asks that it never be read
+    # as one.
+    play_referrer_is_networks: bool = False
+
+
+NO_PLATFORM_EVIDENCE = PlatformEvidence()

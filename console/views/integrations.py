@@ -12,9 +12,9 @@ from attribution_site.api.exceptions import ApiError, ValidationFailed
 from attribution_site.capabilities import CONFIGURE, READ
 from console.forms import BOOLEAN, INTEGER, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
-from integrations import selectors, services
-from integrations.models import META_VIEW_WINDOW_DEFAULT_HOURS
-from integrations.serializers import GoogleAdsIntegrationInput, MetaIntegrationInput
+from networks import selectors, services
+from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS
+from networks.serializers import GoogleAdsIntegrationInput, MetaIntegrationInput
 
 META_FIELDS = {"meta_app_id": TEXT, "install_referrer_decryption_key": TEXT,
                "access_token": TEXT, "remove_access_token": BOOLEAN,

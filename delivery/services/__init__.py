@@ -1,8 +1,9 @@
 """Delivery writes (spec: Postback endpoints, Webhook endpoints, Events), one module per job:
 `configs` (postback and webhook configurations), `fanout` (the delivery rows created with the
-facts), `sending` (claim -> send -> record), `upkeep` (sweep, redeliver, prune) and
-`test_sends` (the test endpoints). Claim, record, retry and sweep are the outbox's
-(docs/outbox.md); deliveries are declared as one of its kinds in `delivery.enqueue`.
+facts), `platforms` (the conversions carried for networks/), `sending` (claim -> send ->
+record), `upkeep` (sweep, redeliver, prune) and `test_sends` (the test endpoints). Claim,
+record, retry and sweep are the outbox's (docs/outbox.md); deliveries are declared as one of
+its kinds in `delivery.enqueue`.
 Callers use `from delivery import services` and the names below; see docs/delivery.md.
 """
 
@@ -26,10 +27,8 @@ from delivery.services.fanout import (
     deliveries_for_reengagements,
 )
 from delivery.services.platforms import (
-    PlatformAccount,
     platform_deliveries_for_events,
     platform_deliveries_for_installs,
-    platform_sources_register,
 )
 from delivery.services.sending import delivery_attempt
 from delivery.services.test_sends import postback_test, webhook_test
@@ -39,10 +38,8 @@ from delivery.services.upkeep import (
 )
 
 __all__ = (
-    "PlatformAccount",
     "platform_deliveries_for_events",
     "platform_deliveries_for_installs",
-    "platform_sources_register",
     "MAX_WEBHOOKS_PER_APP",
     "SECRET_MESSAGE",
     "UPDATABLE_POSTBACK_FIELDS",

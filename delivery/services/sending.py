@@ -38,7 +38,6 @@ from outbox.record import Result, attempt_record
 from outbox.replies import ReplyClass, classify
 
 PLATFORM_KINDS = frozenset({Kind.GOOGLE_ADS, Kind.META})
-PLATFORM_NAMES = {Kind.GOOGLE_ADS: "Google Ads", Kind.META: "Meta"}
 
 
 def delivery_attempt(*, delivery_id: uuid.UUID | str) -> DeliveryAttempt | None:
@@ -102,7 +101,7 @@ def _send(request: http.OutboundRequest, *, plain_http_private_only: bool) -> Ou
 
 def _platform_send(kind: str, request: http.OutboundRequest) -> Outcome:
     """A conversion to Google Ads or Meta, through the platforms' one JSON client."""
-    reply = post_json(request.url, request.body or b"", platform=PLATFORM_NAMES[kind],
+    reply = post_json(request.url, request.body or b"", platform=Kind(kind).label,
                       timeout=settings.DELIVERY_TIMEOUT_SECONDS,
                       body_limit=policy.RESPONSE_BODY_LIMIT,
                       headers={"User-Agent": payloads.USER_AGENT, **request.headers})

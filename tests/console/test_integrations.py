@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from integrations import selectors
-from integrations.models import MetaConfig
+from networks import selectors
+from networks.models import MetaConfig
 from tests.console.conftest import assert_shown_as_text
 from tests.factories import UserFactory
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F811 - the Google stand-in fixtures are imported from tests/google_ads
+# ruff: noqa: F811 - the Google stand-in fixtures are imported from tests/networks/google
 """Conversions sent back to Google Ads and Meta (docs/networks.md, "Sending conversions"): each
 mapped event, and Meta's install, reaches a local HTTPS stand-in of the platform's API exactly
 once, in the platform's format; nothing goes for a user whose consent says no; a platform that
@@ -15,10 +15,10 @@ from django.utils import timezone
 
 from delivery import services
 from delivery.models import Delivery, DeliveryAttempt, State
-from integrations import services as integrations_services
+from networks import services as integrations_services
 from outbox.http import LOCAL_DESTINATIONS_HINT
 from tests.delivery.receivers import Reply
-from tests.google_ads.conftest import (  # noqa: F401 - fixtures shared with google_ads' tests
+from tests.networks.google.conftest import (  # noqa: F401 - fixtures shared with networks' Google tests
     DEV_TOKEN,
     GAID,
     LINK_ID,

@@ -1,7 +1,9 @@
 """The migrations that brought the kinds' rows to the outbox's common definition, applied on
-PostgreSQL with rows in the tables: Apple Ads and Google Ads claims keep their attempt counts
-as the common small integer, deliveries get the sweep's two indexes (built concurrently), and
-every privacy request filed before gets its run, as the old worker left it."""
+PostgreSQL with rows in the tables: Apple Ads claims keep their attempt counts as the common
+small integer (Google Ads claims did the same in google_ads' migrations, which networks/ has
+since adopted: tests/networks/test_adoption.py), deliveries get the sweep's two indexes (built
+concurrently), and every privacy request filed before gets its run, as the old worker left it.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from django.utils import timezone
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-BEFORE = [("apple_ads", "0001_initial"), ("google_ads", "0001_claims"),
+BEFORE = [("apple_ads", "0001_initial"),
           ("privacy", "0001_subject_requests_and_callbacks"),
           ("delivery", "0006_platform_kinds")]
 
@@ -51,9 +53,6 @@ def test_the_kinds_migrate_forward_with_their_rows(app):
             completed_at=now)
         old.get_model("apple_ads", "Attempt").objects.create(claim=claim, number=8,
                                                              started_at=now)
-        google = old.get_model("google_ads", "Claim").objects.create(
-            app_id=app.id, install_id=uuid.uuid4(), platform="android", installed_at=now,
-            state="failed", attempts_made=14)
         Request = old.get_model("privacy", "SubjectRequest")
         started = now - timedelta(minutes=10)
         requests = {status: Request.objects.create(
@@ -67,12 +66,10 @@ def test_the_kinds_migrate_forward_with_their_rows(app):
         _executor().migrate(leaves)
 
     from apple_ads.models import Attempt, Claim
-    from google_ads.models import Claim as GoogleClaim
     from privacy.models import RequestRun
 
     assert Claim.objects.get(id=claim.id).attempts_made == 8
     assert Attempt.objects.get().number == 8
-    assert GoogleClaim.objects.get(id=google.id).attempts_made == 14
     for table in ("apple_ads_claim", "google_ads_claim", "delivery_delivery",
                   "privacy_statuscallback", "raw_export_run"):
         assert _column_type(table, "attempts_made") == "smallint", table

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apple_ads import policy as apple_policy
-from google_ads import policy as google_policy
+from networks.google import policy as google_policy
 from outbox.replies import Reply, ReplyClass, classify, text
 
 

@@ -11,8 +11,9 @@ import uuid
 from dataclasses import dataclass
 
 from consent.consent_data import Consent
-from tracking import fraud_gate, platform_referrers
+from tracking import fraud_gate
 from tracking.models import Install, Reengagement
+from tracking.waterfall_inputs import MetaInstallReferrer
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class InstallReport:
     consent: Consent | None = None  # `consent_data` as sent with the install
     customer_user_id: str | None = None  # the app's own user id (AppsFlyer's CUID)
     # Meta's install referrer, read by the SDK from the Facebook or Instagram app.
-    meta_install_referrer: platform_referrers.MetaInstallReferrer | None = None
+    meta_install_referrer: MetaInstallReferrer | None = None
     play: fraud_gate.PlaySignals = fraud_gate.PlaySignals()  # Play's Install Referrer times
     signature_problem: str | None = None  # a signature the app reports on but does not enforce
 

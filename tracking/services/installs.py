@@ -20,15 +20,7 @@ from attribution_site.write_batch import WriteBatch
 from consent import services as consent_services
 from consent.consent_data import Consent
 from fraud import verdict as fraud_verdict
-from tracking import (
-    attribution,
-    fingerprint,
-    fraud_gate,
-    google_referrer,
-    platform_referrers,
-    selectors,
-    sql,
-)
+from tracking import attribution, fingerprint, fraud_gate, selectors, sql
 from tracking.models import CampaignName, Install
 from tracking.referrer import parse_install_referrer
 from tracking.services.clicks import deep_link
@@ -36,9 +28,34 @@ from tracking.services.columns import column_text
 from tracking.services.install_types import InstallOutcome, InstallReport
 from tracking.services.reengagement import repeat_install
 from tracking.useragent import device_info, os_version_of
-from tracking.waterfall_inputs import ClickCandidate, InstallSignals
+from tracking.waterfall_inputs import (
+    NO_PLATFORM_EVIDENCE,
+    ClickCandidate,
+    InstallSignals,
+    PlatformEvidence,
+)
 
 OS_FAMILY_BY_PLATFORM = {"ios": "iOS", "android": "Android"}
+
+
+# What the ad networks' referrers of an install say (Meta's encrypted data, Google's click): the
+# networks app registers its reader at startup (networks/apps.py). Networks imports tracking (its
+# claims re-attribute installs), so a reader handed in keeps the dependency one way, as the
+# links app's deep-link reader does; without it no install carries a network's referrer.
+PlatformEvidenceReader = Callable[..., PlatformEvidence]
+_platform_evidence_reader: PlatformEvidenceReader | None = None
+
+
+def platform_evidence_reader_register(reader: PlatformEvidenceReader | None) -> None:
+    """Use `reader` for the networks' referrers of an install (None: no networks)."""
+    global _platform_evidence_reader
+    _platform_evidence_reader = reader
+
+
+def _platform_evidence(**install) -> PlatformEvidence:
+    if _platform_evidence_reader is None:
+        return NO_PLATFORM_EVIDENCE
+    return _platform_evidence_reader(**install)
 
 
 def install_signals(data: InstallReport, device_id: str | None) -> InstallSignals:
@@ -60,18 +77,11 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
     """Attribute and store a first install; a repeat returns the stored result."""
     device_id = attribution.usable_device_id(data.device_id)
     referrer = parse_install_referrer(data.install_referrer)
-    platform = platform_referrers.platform_evidence(
+    platform = _platform_evidence(
         app_id=data.app_id, platform=data.platform, install_referrer=data.install_referrer,
-        meta_install_referrer=data.meta_install_referrer)
-    if platform.play_referrer_is_metas and referrer is not None and referrer.click_id is None:
-        referrer = None  # Meta's own utm_source and utm_campaign name no campaign
-    # Google Ads' click in the Play referrer: a platform's click, after Meta's (docs/networks.md,
-    # "Where each claim sits"); the referrer's own utm_source no longer names the source.
-    google = google_referrer.platform_referrers(
-        data.install_referrer if data.platform == "android" else "",
-        campaign_id=referrer.campaign_id if referrer else None)
-    if google and referrer is not None and referrer.click_id is None:
-        referrer = None
+        meta_install_referrer=data.meta_install_referrer, referrer=referrer)
+    if platform.play_referrer_is_networks and referrer is not None and referrer.click_id is None:
+        referrer = None  # a network's utm_source and utm_campaign name no campaign of ours
     inputs = sql.attribution_inputs(
         app_id=data.app_id, device_id=device_id,
         referrer_click_id=referrer.click_id if referrer else None,
@@ -91,7 +101,8 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         fingerprint_candidates=inputs.network_clicks,
         ios_fingerprinting=_ios_fingerprinting(data.app_id, signals), play=data.play,
         signature_problem=data.signature_problem,
-        platform_referrers=(*platform.referrers, *google), view_window=platform.view_window)
+        platform_referrers=platform.referrers,
+        view_window=platform.view_window or attribution.VIEW_WINDOW)
     return _install_store(data=data, device_id=device_id, verdict=gated.verdict,
                           fraud=gated.fraud, refused=gated.refused, now=now)
 
