@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "fraud",
     "google_ads",
     "raw_export",
+    "web_to_app",
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
 ]
 
