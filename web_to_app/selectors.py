@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
-from web_to_app import linked
-from web_to_app.models import Banner, BannerLink, WebClick
+from django.db.models import Count
+
+from tracking import selectors as tracking_selectors
+from web_to_app import linked, report
+from web_to_app.models import Banner, BannerEvent, BannerEventKind, BannerLink, WebClick
+
+BANNER = "banner"
 
 
 @dataclass(frozen=True)
@@ -39,5 +45,47 @@ def visit_source_of(*, web_app_id: uuid.UUID | None, web_id: str) -> VisitSource
     return UNKNOWN
 
 
+def customer_sources_of(*, web_app_id: uuid.UUID) -> dict[str, str]:
+    """{customer user id: the visit source of the web id it was identified on} for the web
+    app's identified web ids (POST /web/identify)."""
+    return {}
+
+
 def web_click_of(*, click_id: uuid.UUID) -> WebClick | None:
     return WebClick.objects.filter(click_id=click_id).first()
+
+
+# --- The web-to-app report ------------------------------------------------------------------
+
+def report_counts(*, web_app_id: uuid.UUID, since: datetime,
+                  until: datetime) -> dict[str, dict[str, int]]:
+    """`{measure: {visit source: count}}` of the web app's banner and journeys in
+    [since, until), for web_to_app/report.py: banner events by kind, the installs the banner's
+    clicks of the period won, and the linked apps' installs of the period joined by customer
+    id to a web id of this web app."""
+    counts: dict[str, dict[str, int]] = {measure: {} for measure in report.MEASURES}
+    measure_of = {BannerEventKind.VIEW: "banner_views", BannerEventKind.CLICK: "banner_clicks",
+                  BannerEventKind.DISMISS: "banner_dismissals"}
+    events = (BannerEvent.objects.filter(web_app_id=web_app_id, occurred_at__gte=since,
+                                         occurred_at__lt=until)
+              .values("kind", "visit_media_source").annotate(n=Count("id")))
+    for row in events:
+        _add(counts[measure_of[row["kind"]]], row["visit_media_source"], row["n"])
+    app_ids = linked.linked_apps_of(app_id=web_app_id)
+    clicks = dict(WebClick.objects.filter(
+        web_app_id=web_app_id, via=BANNER, clicked_at__gte=since, clicked_at__lt=until)
+        .values_list("click_id", "visit_media_source"))
+    won = tracking_selectors.installs_of_clicks(app_ids=app_ids, click_ids=list(clicks))
+    for click_id in won:
+        _add(counts["installs_from_banner"], clicks[click_id], 1)
+    sources = customer_sources_of(web_app_id=web_app_id)
+    joined = tracking_selectors.installs_of_customers(
+        app_ids=app_ids, customer_user_ids=list(sources), since=since, until=until)
+    for customer_user_id, install_id in joined:
+        if install_id not in won.values():  # the banner counted it already
+            _add(counts["installs_joined_by_customer_id"], sources[customer_user_id], 1)
+    return counts
+
+
+def _add(by_source: dict[str, int], source: str, count: int) -> None:
+    by_source[source] = by_source.get(source, 0) + count

@@ -1,7 +1,8 @@
 from django.urls import path
 
-from web_to_app import views
+from web_to_app import report_views, views
 
 urlpatterns = [
     path("apps/<uuid:app_id>/banner", views.BannerSettingsView.as_view(), name="app-banner"),
+    path("analytics/web-to-app", report_views.WebToAppView.as_view(), name="web-to-app"),
 ]
