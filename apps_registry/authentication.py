@@ -38,9 +38,21 @@ class SdkClient:
 
 
 def sdk_client_for_key(full_key: str | None) -> SdkClient:
-    """The client a presented key stands for; raises Unauthorized for anything else."""
+    """The client a presented key stands for; raises Unauthorized for anything else, and
+    Forbidden for a web key (public, in a page: it may call only /api/v1/web/*)."""
     if not full_key or not isinstance(full_key, str):
         raise Unauthorized("An API key is required (X-API-Key header).")
+    record = key_record_checked(full_key)
+    if record.kind != keys.KIND_SERVER:
+        raise Forbidden("A web key may call only the web endpoints (/api/v1/web/); use a "
+                        "server key here.", {"key": ["This is a web key."]})
+    return SdkClient(key_id=record.key_id, app_id=record.app_id,
+                     permissions=record.permissions, rate_limit=record.rate_limit)
+
+
+def key_record_checked(full_key: str) -> selectors.KeyRecord:
+    """The record of a well-formed, known, active key of any kind (its use noted); raises
+    Unauthorized otherwise. The one check behind server keys here and web keys (web/access.py)."""
     parsed = keys.key_parse(full_key.strip())
     if parsed is None:
         raise Unauthorized(INVALID_KEY)
@@ -53,8 +65,7 @@ def sdk_client_for_key(full_key: str | None) -> SdkClient:
     if record.expires_at is not None and record.expires_at <= timezone.now():
         raise Unauthorized("This API key has expired.")
     services.api_key_touch(key_id=record.key_id)
-    return SdkClient(key_id=record.key_id, app_id=record.app_id,
-                     permissions=record.permissions, rate_limit=record.rate_limit)
+    return record
 
 
 def sdk_client_for_request(meta: Mapping[str, Any], *,

@@ -93,3 +93,52 @@ def sdk_refusal(*, permissions, expires_at: datetime | None, now: datetime, sign
 
 def key_display(full_key: str) -> str:
     return full_key[: len(PREFIX) + 1 + DISPLAY_CHARS] + "…"
+
+
+# --- Web keys (docs/web.md, "Web keys") -----------------------------------------------------
+# A server key is today's key: secret, sent by an app or a server in X-API-Key. A web key is
+# public by design (it sits in a page's HTML): it calls only /api/v1/web/*, only from its
+# origins, and reads nothing.
+KIND_SERVER, KIND_WEB = "server", "web"
+KINDS = (KIND_SERVER, KIND_WEB)
+MAX_ORIGINS = 20
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_parse(value: str) -> tuple[str | None, str | None]:
+    """(the origin as a browser writes it in `Origin`, None) or (None, what is wrong).
+
+    Scheme, host and port, nothing else: `https://shop.example`, `http://127.0.0.1:8080`. A
+    browser's `Origin` is lower case and leaves the scheme's default port out, so the stored
+    form is the same and the comparison is an exact string match."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(value, str) or not value.strip():
+        return None, "Must be an origin such as https://shop.example."
+    text = value.strip()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return None, "The port is not a number from 1 to 65535."
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        return None, "The scheme must be http or https."
+    if not parts.hostname or "*" in text:
+        return None, "Must name one host (no wildcard)."
+    if parts.username is not None or parts.password is not None:
+        return None, "Must not contain a user name or password."
+    if parts.path not in ("", "/") or parts.query or parts.fragment or text.endswith("?") \
+            or text.endswith("#"):
+        return None, "Scheme, host and port only: no path, query or fragment."
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == _DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}", None
+    return f"{scheme}://{host}:{port}", None
+
+
+def origin_allowed(origin: str | None, allowed_origins) -> bool:
+    """Whether a request's `Origin` header is one of the key's origins (exact match)."""
+    return bool(origin) and origin in allowed_origins

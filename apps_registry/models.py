@@ -12,7 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from apps_registry import app_fields
+from apps_registry import app_fields, keys
 
 
 class Platform(models.TextChoices):
@@ -95,6 +95,12 @@ class ApiKey(models.Model):
     key_prefix = models.CharField(max_length=32)
     secret_hash = models.CharField(max_length=64)
     permissions = models.JSONField(default=list)
+    # `server` (an app's or a server's secret key) or `web` (public, in a page: only the web
+    # endpoints, only from `allowed_origins`; apps_registry/keys.py). Database defaults too,
+    # so an older process creating a key during a rolling deploy writes a server key.
+    kind = models.CharField(max_length=8, choices=[(k, k) for k in keys.KINDS],
+                            default=keys.KIND_SERVER, db_default=keys.KIND_SERVER)
+    allowed_origins = models.JSONField(default=list, db_default=[], blank=True)
     rate_limit = models.PositiveIntegerField()
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)

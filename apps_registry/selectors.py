@@ -47,6 +47,9 @@ class KeyRecord:
     rate_limit: int
     expires_at: datetime | None
     revoked: bool
+    # Defaults: a record cached by an older process (before web keys) reads as a server key.
+    kind: str = "server"
+    allowed_origins: tuple[str, ...] = ()
 
 
 def apps_for_organization(*, organization_id: uuid.UUID) -> QuerySet[App]:
@@ -169,20 +172,22 @@ def _api_key_record_stored(key_id: str) -> KeyRecord | None:
     row = (
         ApiKey.objects.filter(id=key_id)
         .values_list("id", "app_id", "secret_hash", "permissions", "rate_limit", "expires_at",
-                     "revoked_at")
+                     "revoked_at", "kind", "allowed_origins")
         .first()
     )
     if row is None:
         return None
     return KeyRecord(key_id=row[0], app_id=row[1], secret_hash=row[2],
                      permissions=tuple(row[3]), rate_limit=row[4], expires_at=row[5],
-                     revoked=row[6] is not None)
+                     revoked=row[6] is not None, kind=row[7],
+                     allowed_origins=tuple(row[8] or ()))
 
 
 def _record_of(key: ApiKey, *, revoked: bool) -> KeyRecord:
     return KeyRecord(key_id=key.id, app_id=key.app_id, secret_hash=key.secret_hash,
                      permissions=tuple(key.permissions), rate_limit=key.rate_limit,
-                     expires_at=key.expires_at, revoked=revoked)
+                     expires_at=key.expires_at, revoked=revoked, kind=key.kind,
+                     allowed_origins=tuple(key.allowed_origins or ()))
 
 
 def existing_app_ids(*, app_ids: Iterable[uuid.UUID] | None = None) -> set[uuid.UUID]:

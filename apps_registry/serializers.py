@@ -8,7 +8,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps_registry import app_fields, linked_apps
+from apps_registry import app_fields, keys, linked_apps
 from apps_registry.models import IosFingerprinting, Platform
 from apps_registry.services import IDENTIFIER_FIELD, UPDATABLE_APP_FIELDS
 from attribution_site.api.fields import (
@@ -219,11 +219,44 @@ class ApiKeyCreateInput(StrictSerializer):
     # The key signs its requests (docs/fraud.md, "incorrect_signature"): its secret is
     # answered once, as `signing_secret`.
     signing = StrictBooleanField(required=False, default=False)
+    # A web key (docs/web.md, "Web keys"): public, for the browser script, from these origins.
+    kind = serializers.ChoiceField(choices=keys.KINDS, required=False, default=keys.KIND_SERVER,
+                                   error_messages={"invalid_choice": "Must be server or web."})
+    allowed_origins = StrictListField(child=serializers.JSONField(), required=False)
 
     def validate_expires_at(self, value):
         if value is not None and value <= timezone.now():
             raise serializers.ValidationError("Must be in the future.")
         return value
+
+    def validate_allowed_origins(self, value):
+        if not 1 <= len(value) <= keys.MAX_ORIGINS:
+            raise serializers.ValidationError(
+                f"Give 1 to {keys.MAX_ORIGINS} origins, such as https://shop.example.")
+        origins = []
+        for index, item in enumerate(value):
+            origin, problem = keys.origin_parse(item)
+            if problem:
+                raise serializers.ValidationError(f"Item {index + 1}: {problem}")
+            origins.append(origin)
+        return list(dict.fromkeys(origins))
+
+    def validate(self, attrs):
+        if attrs.get("kind") == keys.KIND_WEB:
+            if "allowed_origins" not in attrs:
+                raise serializers.ValidationError({"allowed_origins": [
+                    "A web key needs the origins of the pages it is used on."]})
+            if attrs.get("signing"):
+                raise serializers.ValidationError({"signing": [
+                    "A web key is public: it cannot sign requests."]})
+            if attrs.get("permissions") not in (None, ["write"]):
+                raise serializers.ValidationError({"permissions": [
+                    "A web key's permissions are fixed: it can only send web visits and "
+                    "events, never read."]})
+        elif "allowed_origins" in attrs:
+            raise serializers.ValidationError({"allowed_origins": [
+                "Only a web key has origins (kind: web)."]})
+        return attrs
 
 
 class ApiKeyOutput(serializers.Serializer):
@@ -235,6 +268,8 @@ class ApiKeyOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True)
     expires_at = serializers.DateTimeField(allow_null=True)
+    kind = serializers.CharField()
+    allowed_origins = serializers.ListField(child=serializers.CharField())
 
 
 class ApiKeyCreatedOutput(ApiKeyOutput):

@@ -72,9 +72,19 @@ def app_delete(*, app: App) -> None:
 
 
 def api_key_create(*, app: App, name: str = "", permissions: list[str] | None = None,
-                   rate_limit: int | None = None,
-                   expires_at: datetime | None = None) -> tuple[ApiKey, str]:
-    """The new key record and the full key, which is never available again."""
+                   rate_limit: int | None = None, expires_at: datetime | None = None,
+                   kind: str = keys.KIND_SERVER,
+                   allowed_origins: list[str] | None = None) -> tuple[ApiKey, str]:
+    """The new key record and the full key, which is never available again. A web key
+    (`kind` web) takes its origins, already in `keys.origin_parse`'s form, and only `write`."""
+    if kind == keys.KIND_WEB:
+        if app.platform != Platform.WEB:
+            raise ValidationFailed("Invalid input: kind.", {"kind": [
+                "Web keys are for apps of platform web; this app's platform is "
+                f"{app.platform}."]})
+        return _api_key_create(app=app, name=name, permissions=["write"],
+                               rate_limit=rate_limit, expires_at=expires_at, kind=kind,
+                               allowed_origins=list(allowed_origins or []))
     return _api_key_create(app=app, name=name, permissions=permissions,
                            rate_limit=rate_limit, expires_at=expires_at)
 
@@ -93,8 +103,9 @@ def api_key_create_signing(*, app: App, **fields) -> tuple[ApiKey, str, str]:
 
 
 def _api_key_create(*, app: App, name: str = "", permissions: list[str] | None = None,
-                    rate_limit: int | None = None,
-                    expires_at: datetime | None = None) -> tuple[ApiKey, str]:
+                    rate_limit: int | None = None, expires_at: datetime | None = None,
+                    kind: str = keys.KIND_SERVER,
+                    allowed_origins: list[str] | None = None) -> tuple[ApiKey, str]:
     generated = keys.key_generate()
     record = ApiKey.objects.create(
         id=generated.key_id,
@@ -105,6 +116,8 @@ def _api_key_create(*, app: App, name: str = "", permissions: list[str] | None =
         permissions=sorted(set(permissions or ["write"])),
         rate_limit=rate_limit or settings.DEFAULT_KEY_RATE_LIMIT,
         expires_at=expires_at,
+        kind=kind,
+        allowed_origins=allowed_origins or [],
     )
     return record, generated.full_key
 

@@ -76,7 +76,8 @@ INSTALLED_APPS = [
     "fraud",
     "google_ads",
     "raw_export",
-    "web_to_app",
+    "web",  # the web script's endpoints, web ids and visits (docs/web.md)
+    "web_to_app",  # linked apps, the banner and web-to-app journeys (docs/web.md)
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
 ]
 
@@ -318,6 +319,10 @@ RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", True)
 
 # --- Tracking -------------------------------------------------------------------------------
 SDK_MAX_BODY_BYTES = env.int("SDK_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+# The web endpoints (docs/web.md): a body's limit (the script sends at most 60,000 bytes) and
+# requests per minute from one address, whatever the key (a flood with made-up keys included).
+WEB_MAX_BODY_BYTES = env.int("WEB_MAX_BODY_BYTES", 65_536, minimum=1024)
+WEB_IP_RATE_LIMIT = env.int("WEB_IP_RATE_LIMIT", 600, minimum=1)
 CLICK_RATE_LIMIT_PER_APP = env.int("CLICK_RATE_LIMIT_PER_APP", 100_000, minimum=1)
 # Clicks commit without waiting for the WAL flush (docs/decisions.md, "Clicks commit
 # asynchronously"); installs, events and deliveries always wait for it.

@@ -12,6 +12,7 @@ from attribution_site import health
 from console import errors
 from links import urls as links_urls
 from skan import urls as skan_urls
+from web import urls as web_urls
 
 api_v1 = [
     path("", include("accounts.urls")),
@@ -27,6 +28,7 @@ api_v1 = [
     path("", include("integrations.urls")),
     path("", include("fraud.urls")),
     path("", include("raw_export.urls")),
+    path("", include("web.urls")),
     path("", include("web_to_app.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
@@ -42,6 +44,7 @@ urlpatterns = [
     path("console/", include("console.urls")),
     path("", include(links_urls.root_urlpatterns)),  # /l/{code}, association files
     path("", include(skan_urls.root_urlpatterns)),  # Apple's well-known postback paths
+    path("", include(web_urls.root_urlpatterns)),  # /sdk/web/: the web script's files
     path("api/v1/", include(api_v1)),
     # The docs page renders only HTML: DRF's OPTIONS answer (JSON metadata) has no template.
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema",
