@@ -19,6 +19,7 @@ from attribution_site.api.fields import (
     StrictUUIDField,
 )
 from consent.serializers import ConsentDataField, ConsentOutput, consent_input
+from tracking import web_journey
 
 PLATFORMS = ("ios", "android", "web")
 # App Tracking Transparency, as iOS reports it (ATTrackingManager.AuthorizationStatus).
@@ -388,6 +389,13 @@ class InstallDetailOutput(InstallOutput):
     consent = ConsentOutput(allow_null=True, help_text=(
         "The user's consent now (docs/privacy.md, \"Consent\"); null when none was ever "
         "sent."))
+    web = serializers.SerializerMethodField(help_text=(
+        "The web journey that led to the install (docs/web.md, \"Web to app\"): {web_id, "
+        "visit_media_source, visit_campaign, ...}; null when none did."))
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_web(self, install) -> dict | None:
+        return web_journey.web_journey(install)
 
 
 def install_answer(outcome) -> dict:

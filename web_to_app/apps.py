@@ -14,6 +14,10 @@ class WebToAppConfig(AppConfig):
 
     def ready(self) -> None:
         from apps_registry import linked_apps
-        from web_to_app import linked
+        from links import web_clicks
+        from tracking import web_journey
+        from web_to_app import journeys, linked
 
         linked_apps.register(linked.LinkedAppsOfWebApps())
+        web_clicks.register(journeys.WebClicksOfWebToApp())
+        web_journey.reader_register(journeys.install_web_journey)

@@ -14,6 +14,7 @@ import re
 import string
 import uuid
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 PLATFORMS = ("ios", "android", "desktop")
@@ -81,3 +82,21 @@ def platforms_problem(*, platforms: Sequence[str],
         if platform in ("ios", "android") and platform not in linked_platforms:
             return f"No {platform} app is linked to this web app (linked_apps)."
     return None
+
+
+# A banner event replayed from the browser's queue is at most 7 days old (docs/web-sdk-wire.md,
+# "What the browser keeps"); a clock a little ahead is tolerated.
+EVENT_PAST = timedelta(days=7, hours=1)
+EVENT_FUTURE = timedelta(minutes=10)
+
+
+def event_moment(*, timestamp_ms: int, now: datetime) -> datetime:
+    """When a banner event happened: the browser's time when it is plausible, else the time it
+    arrived (a wrong clock must not move an event out of its report day by years)."""
+    try:
+        moment = datetime.fromtimestamp(timestamp_ms / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return now
+    if now - EVENT_PAST <= moment <= now + EVENT_FUTURE:
+        return moment
+    return now

@@ -51,6 +51,20 @@ def customer_sources_of(*, web_app_id: uuid.UUID) -> dict[str, str]:
     return {}
 
 
+@dataclass(frozen=True)
+class CustomerJourney:
+    web_app_id: uuid.UUID
+    web_id: str
+    media_source: str
+    campaign: str
+
+
+def customer_journey_of(*, app_id: uuid.UUID, customer_user_id: str) -> CustomerJourney | None:
+    """The web id of a web app linking `app_id` that was identified as this customer (the
+    latest), with its visit source."""
+    return None
+
+
 def web_click_of(*, click_id: uuid.UUID) -> WebClick | None:
     return WebClick.objects.filter(click_id=click_id).first()
 

@@ -32,3 +32,23 @@ def linked(owner_api, web_app, android_app, ios_app):
         "linked_apps": [str(ios_app.id), str(android_app.id)]}, format="json")
     assert response.status_code == 200, response.json()
     return web_app
+
+
+ORIGIN = "https://shop.example"
+
+
+@pytest.fixture
+def web_key(web_app):
+    from tests.factories import issue_key
+
+    return issue_key(web_app, kind="web", allowed_origins=[ORIGIN])
+
+
+@pytest.fixture
+def banner(owner_api, linked):
+    response = owner_api.put(f"/api/v1/apps/{linked.id}/banner", {
+        "title": "Shop in the app", "body": "Faster checkout", "button": "Open",
+        "platforms": ["android", "ios"], "deep_link_value": "product/{path}",
+        "dismiss_days": 3}, format="json")
+    assert response.status_code == 200, response.json()
+    return response.json()["data"]["banner"]
