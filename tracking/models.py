@@ -81,6 +81,11 @@ class MatchType(models.TextChoices):
     GOOGLE_ADS = "google_ads", "Google Ads"
     # A platform saw its ad viewed, not clicked (Meta's install referrer; docs/networks.md).
     VIEW_THROUGH = "view_through", "View-through"
+    # A web visit's install (web/attribution.py; docs/web.md): the click the redirector named
+    # in the landing URL, the page URL's utm_source, or an ad network's click parameter.
+    CLICK_ID = "click_id", "Click id (web)"
+    UTM = "utm", "UTM parameters (web)"
+    CLICK_PARAM = "click_param", "Click parameter (web)"
     ORGANIC = "organic", "Organic"
 
 

@@ -8,7 +8,9 @@
    platform's store;
 3. a default store URL from settings.
 A Play Store target carries our click id in its `referrer` parameter, so the Android install
-referrer names the exact click.
+referrer names the exact click; a web page (a web app's domain, or a `redirect_url` that is no
+app store) carries it as `attribution_click_id`, which the web script reads on landing and the
+web visit's attribution matches (docs/web.md).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 from tracking.referrer import store_referrer
 
 PLAY_HOSTS = {"play.google.com", "market.android.com"}
+APP_STORE_HOSTS = {"apps.apple.com", "itunes.apple.com"}
+WEB_CLICK_ID_PARAM = "attribution_click_id"
 
 
 class AppStores(Protocol):
@@ -48,7 +52,22 @@ def redirect_target(*, redirect_url: str | None, device_platform: str,
     if click_id is not None:
         target = with_play_referrer(target, click_id=click_id, media_source=media_source,
                                     campaign_id=campaign_id)
+        target = with_web_click_id(target, click_id=click_id)
     return target
+
+
+def with_web_click_id(url: str, *, click_id: uuid.UUID) -> str:
+    """A web page's URL with `attribution_click_id=<click id>` (any earlier one replaced); a
+    store URL, or anything that is not http(s), unchanged."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme.lower() not in ("http", "https") or host in PLAY_HOSTS \
+            or host in APP_STORE_HOSTS:
+        return url
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+             if k != WEB_CLICK_ID_PARAM]
+    query.append((WEB_CLICK_ID_PARAM, str(click_id)))
+    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def safe_redirect_url(value: str | None) -> str | None:

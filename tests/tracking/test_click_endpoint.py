@@ -49,15 +49,17 @@ def test_iphone_goes_to_the_app_store(api, app):
     assert response["Location"] == app.app_store_url
 
 
-def test_web_app_goes_to_its_domain(api, owner):
+def test_web_app_goes_to_its_domain_naming_the_click(api, owner):
     web = AppFactory(organization=owner.organization, platform="web", package_name=None,
                      domain="app.example.com")
-    assert click_through(api, web, user_agent=DESKTOP)["Location"] == "https://app.example.com/"
+    location = click_through(api, web, user_agent=DESKTOP)["Location"]
+    assert location == f"https://app.example.com/?attribution_click_id={Click.objects.get().id}"
 
 
-def test_redirect_url_has_the_highest_priority(api, app):
+def test_redirect_url_has_the_highest_priority_and_names_the_click(api, app):
     response = click_through(api, app, redirect_url="https://landing.example.com/x?y=1")
-    assert response["Location"] == "https://landing.example.com/x?y=1"
+    assert response["Location"] == (
+        f"https://landing.example.com/x?y=1&attribution_click_id={Click.objects.get().id}")
     assert Click.objects.count() == 1
 
 

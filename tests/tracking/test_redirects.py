@@ -130,3 +130,17 @@ def test_a_recorded_click_is_named_in_whichever_play_store_target_wins():
         referrer = parse_qs(urlsplit(url).query)["referrer"][0]
         assert parse_qs(referrer)["click_id"] == [str(click_id)]
     assert target(device_platform="ios", click_id=click_id) == App.app_store_url
+
+
+def test_a_web_page_gets_the_click_id_and_a_store_does_not():
+    import uuid as _uuid
+
+    from tracking.redirects import with_web_click_id
+
+    click = _uuid.UUID(int=7)
+    assert with_web_click_id("https://shop.example/p?a=1&attribution_click_id=old#top",
+                             click_id=click) == (
+        f"https://shop.example/p?a=1&attribution_click_id={click}#top")
+    for store in ("https://apps.apple.com/app/id1", "https://play.google.com/store/apps/x",
+                  "myapp://open"):
+        assert with_web_click_id(store, click_id=click) == store

@@ -16,7 +16,7 @@ from tracking.services.clicks import ClickInput, click_record, deep_link_reader_
 from tracking.services.events import EventsOutcome, events_record
 from tracking.services.hot_store import HOT_STORE_SLACK, clicks_prune
 from tracking.services.install_types import InstallOutcome, InstallReport
-from tracking.services.installs import install_record
+from tracking.services.installs import install_record, install_record_decided
 from tracking.services.network_claims import (
     GoogleClaim,
     install_reattribute,
@@ -28,5 +28,5 @@ __all__ = [
     "HOT_STORE_SLACK", "ClickInput", "EventsOutcome", "GoogleClaim", "InstallOutcome",
     "InstallReport", "click_record", "clicks_prune", "deep_link_reader_register",
     "events_record", "install_reattribute", "install_reattribute_google", "install_record",
-    "installs_fraud_relabel",
+    "install_record_decided", "installs_fraud_relabel",
 ]

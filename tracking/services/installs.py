@@ -9,6 +9,7 @@ repeat path (reengagement.py).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 
 from django.db import IntegrityError
@@ -18,6 +19,7 @@ from attribution_site import domain_events
 from attribution_site.write_batch import WriteBatch
 from consent import services as consent_services
 from consent.consent_data import Consent
+from fraud import verdict as fraud_verdict
 from tracking import (
     attribution,
     fingerprint,
@@ -34,7 +36,7 @@ from tracking.services.columns import column_text
 from tracking.services.install_types import InstallOutcome, InstallReport
 from tracking.services.reengagement import repeat_install
 from tracking.useragent import device_info, os_version_of
-from tracking.waterfall_inputs import InstallSignals
+from tracking.waterfall_inputs import ClickCandidate, InstallSignals
 
 OS_FAMILY_BY_PLATFORM = {"ios": "iOS", "android": "Android"}
 
@@ -90,7 +92,43 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
         ios_fingerprinting=_ios_fingerprinting(data.app_id, signals), play=data.play,
         signature_problem=data.signature_problem,
         platform_referrers=(*platform.referrers, *google), view_window=platform.view_window)
-    verdict = gated.verdict
+    return _install_store(data=data, device_id=device_id, verdict=gated.verdict,
+                          fraud=gated.fraud, refused=gated.refused, now=now)
+
+
+def install_record_decided(*, data: InstallReport, referrer_click_id: uuid.UUID | None,
+                           decide: Callable[[ClickCandidate | None], attribution.Verdict],
+                           touch_id: uuid.UUID, now: datetime) -> InstallOutcome:
+    """An install whose attribution its caller decides, from the click it names when that is
+    one of the app's clicks of the window: a web visit's (web/attribution.py decides; the
+    waterfall's device and fingerprint tiers mean nothing for a browser's first-party web id).
+    Stored and published as any first install is. A device already installed takes the
+    repeat path, where a paid verdict is a touch after its attribution: a re-engagement, as
+    in the app. `touch_id` names that touch when no click record does (a UTM visit)."""
+    device_id = attribution.usable_device_id(data.device_id)
+    inputs = sql.attribution_inputs(
+        app_id=data.app_id, device_id=device_id, referrer_click_id=referrer_click_id,
+        ip_prefix="", since=now - attribution.WINDOW, until=now)
+    verdict = decide(inputs.referrer_click)
+    if inputs.existing_install_id is not None:
+        if data.consent is not None:
+            consent_services.consent_record(
+                app_id=data.app_id, install_id=inputs.existing_install_id, device_id=device_id,
+                applies_from=now, consent=data.consent)
+        touches = [] if verdict.is_organic else [verdict.click or ClickCandidate(
+            id=touch_id, clicked_at=verdict.touch_time or now,
+            media_source=verdict.media_source or "", campaign_id=verdict.campaign_id or "")]
+        return repeat_install(inputs.existing_install_id, device_clicks=touches, now=now)
+    return _install_store(data=data, device_id=device_id, verdict=verdict,
+                          fraud=fraud_verdict.CLEAN_VERDICT, refused=None, now=now)
+
+
+def _install_store(*, data: InstallReport, device_id: str | None, verdict: attribution.Verdict,
+                   fraud: fraud_verdict.Verdict, refused: ClickCandidate | None,
+                   now: datetime) -> InstallOutcome:
+    """Store a first install with its verdict, in one statement with its consent, its
+    campaign's name and what its subscribers add; a race with the same device's first launch
+    answers that one as a repeat."""
     install = Install(
         app_id=data.app_id, device_id=device_id, customer_user_id=data.customer_user_id,
         platform=data.platform,
@@ -113,7 +151,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
                    else None),
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
         platform_metadata=verdict.platform_metadata,
-        fraud_status=gated.fraud.status, fraud_reasons=gated.fraud.as_dicts(),
+        fraud_status=fraud.status, fraud_reasons=fraud.as_dicts(),
     )
     # One statement writes the install, its consent and what its subscribers add (delivery
     # rows, which read the consent from the event: the row is not written yet).
@@ -130,7 +168,7 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
             app_id=data.app_id, install_id=install.id, device_id=device_id, applies_from=now,
             consent=data.consent)])
     domain_events.publish([_install_attributed(install, data.attribution_token, data.consent,
-                                               refused=gated.refused)], batch=batch)
+                                               refused=refused)], batch=batch)
     try:
         batch.execute()
     except IntegrityError:
