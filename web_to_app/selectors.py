@@ -9,6 +9,7 @@ from datetime import datetime
 from django.db.models import Count
 
 from tracking import selectors as tracking_selectors
+from web.models import WebId
 from web_to_app import linked, report
 from web_to_app.models import Banner, BannerEvent, BannerEventKind, BannerLink, WebClick
 
@@ -41,14 +42,28 @@ def web_app_of_link(*, link_id: uuid.UUID, app_id: uuid.UUID) -> uuid.UUID | Non
 
 def visit_source_of(*, web_app_id: uuid.UUID | None, web_id: str) -> VisitSource:
     """The web id's current attribution on the web app (its web install's, or a later
-    re-engagement's), as the visits endpoint answers it."""
-    return UNKNOWN
+    re-engagement's), as the visits endpoint answers it: what `carry_visit_source` credits.
+    Unknown before the web id's first visit is recorded (the script's calls may overtake
+    it)."""
+    if web_app_id is None:
+        return UNKNOWN
+    row = (WebId.objects.filter(app_id=web_app_id, web_id=web_id)
+           .values_list("media_source", "campaign_id", "is_organic", "install_id").first())
+    if row is None or row[3] is None:
+        return UNKNOWN
+    media_source, campaign, organic, _install = row
+    if organic:
+        return VisitSource(known=True)
+    return VisitSource(media_source=media_source or "", campaign=campaign or "", known=True)
 
 
 def customer_sources_of(*, web_app_id: uuid.UUID) -> dict[str, str]:
     """{customer user id: the visit source of the web id it was identified on} for the web
-    app's identified web ids (POST /web/identify)."""
-    return {}
+    app's identified web ids (POST /web/identify); the latest seen web id of a customer."""
+    rows = (WebId.objects.filter(app_id=web_app_id, customer_user_id__isnull=False)
+            .order_by("last_seen_at")
+            .values_list("customer_user_id", "media_source", "is_organic"))
+    return {customer: "" if organic else (source or "") for customer, source, organic in rows}
 
 
 @dataclass(frozen=True)
@@ -62,7 +77,18 @@ class CustomerJourney:
 def customer_journey_of(*, app_id: uuid.UUID, customer_user_id: str) -> CustomerJourney | None:
     """The web id of a web app linking `app_id` that was identified as this customer (the
     latest), with its visit source."""
-    return None
+    web_apps = linked.web_apps_linking(app_id=app_id)
+    if not web_apps:
+        return None
+    row = (WebId.objects.filter(app_id__in=web_apps, customer_user_id=customer_user_id)
+           .order_by("-last_seen_at")
+           .values_list("app_id", "web_id", "media_source", "campaign_id", "is_organic").first())
+    if row is None:
+        return None
+    web_app_id, web_id, source, campaign, organic = row
+    return CustomerJourney(web_app_id=web_app_id, web_id=web_id,
+                           media_source="" if organic else source or "",
+                           campaign="" if organic else campaign or "")
 
 
 def web_click_of(*, click_id: uuid.UUID) -> WebClick | None:
