@@ -1,8 +1,8 @@
 """Web to app (docs/web.md, "The banner", "Web to app"): a web app's linked mobile apps, its
 smart banner, the banner button's short link and the journeys it starts. At start it hands
-apps_registry its linked apps, links the recorder of web clicks, and tracking the reader of an
-app install's web journey: each of those sits below web_to_app, so they take it instead of
-importing it."""
+apps_registry its linked apps, links the recorder of web clicks, tracking the reader of an
+app install's web journey, and web the banner a visit's answer carries: each of those sits
+below web_to_app, so they take it instead of importing it."""
 
 from django.apps import AppConfig
 
@@ -16,8 +16,10 @@ class WebToAppConfig(AppConfig):
         from apps_registry import linked_apps
         from links import web_clicks
         from tracking import web_journey
-        from web_to_app import journeys, linked
+        from web import auto_banner
+        from web_to_app import journeys, linked, serving
 
         linked_apps.register(linked.LinkedAppsOfWebApps())
         web_clicks.register(journeys.WebClicksOfWebToApp())
         web_journey.reader_register(journeys.install_web_journey)
+        auto_banner.register(serving.auto_banner_config)

@@ -39,3 +39,9 @@ def banner_config(*, web_app_id: uuid.UUID, user_agent: str, own_origin: str,
             "dismiss_days": banner.dismiss_days, "deep_link_value": banner.deep_link_value,
             "carry_visit_source": banner.carry_visit_source,
             "link": link_short_url(link, own_origin=own_origin)}
+
+
+def auto_banner_config(*, web_app_id: uuid.UUID, user_agent: str, own_origin: str) -> dict | None:
+    """What web/auto_banner.py is handed: the banner a visit's answer carries."""
+    return banner_config(web_app_id=web_app_id, user_agent=user_agent, own_origin=own_origin,
+                         auto_only=True)

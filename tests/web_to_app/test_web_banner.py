@@ -124,3 +124,21 @@ def test_a_body_that_is_not_json_is_refused_and_never_a_500(client, web_key):
     response = client.post(f"/api/v1/web/banner-events?key={web_key}", "{not json",
                            content_type="text/plain", HTTP_ORIGIN=ORIGIN)
     assert response.status_code == 400
+
+
+def _visit(client, key, ua):
+    return client.post(f"/api/v1/web/visits?key={key}", json.dumps({
+        "web_id": WEB_ID, "visit_id": str(uuid.uuid4()), "timestamp": int(time.time() * 1000),
+        "url": "https://shop.example/shoes", "referrer": "", "sdk_version": "1.0.0"}),
+        content_type="text/plain;charset=UTF-8", HTTP_ORIGIN=ORIGIN, HTTP_USER_AGENT=ua)
+
+
+def test_a_visit_answer_carries_the_banner_only_when_it_shows_by_itself(
+        client, owner_api, web_key, banner, linked):
+    assert "banner" not in _visit(client, web_key, ANDROID_BROWSER).json()["data"]
+    owner_api.put(f"/api/v1/apps/{linked.id}/banner", {
+        "title": "T", "button": "B", "platforms": ["android"], "auto_show": True}, format="json")
+    data = _visit(client, web_key, ANDROID_BROWSER).json()["data"]
+    assert data["banner"]["title"] == "T" and data["banner"]["link"].startswith(
+        "http://testserver/l/")
+    assert "banner" not in _visit(client, web_key, IPHONE_SAFARI).json()["data"]
