@@ -12,6 +12,7 @@ from delivery import erasure as delivery_erasure
 from google_ads import erasure as google_ads_erasure
 from links import erasure as links_erasure
 from tracking import erasure as tracking_erasure
+from web import erasure as web_erasure
 
 # Order matters only for tracking, which finds the clicks through the installs: it goes first.
 ERASERS = (
@@ -21,6 +22,7 @@ ERASERS = (
     apple_ads_erasure.erase,
     google_ads_erasure.erase,
     consent_erasure.erase,
+    web_erasure.erase,
 )
 COLLECTORS = (
     tracking_erasure.records_for,
@@ -29,4 +31,5 @@ COLLECTORS = (
     apple_ads_erasure.records_for,
     google_ads_erasure.records_for,
     consent_erasure.records_for,
+    web_erasure.records_for,
 )

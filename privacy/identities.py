@@ -11,9 +11,11 @@ import re
 import uuid
 
 DEVICE_ID_TYPES = ("android_advertising_id", "ios_advertising_id", "ios_vendor_id")
-IDENTITY_TYPES = (*DEVICE_ID_TYPES, "install_id", "customer_user_id")
+# A browser's web id (docs/web.md): a web app's install has it as its device id.
+WEB_ID = "web_id"
+IDENTITY_TYPES = (*DEVICE_ID_TYPES, "install_id", "customer_user_id", WEB_ID)
 IDENTITY_FORMATS = ("raw",)
-MAX_VALUE_LENGTH = {"install_id": 36, "customer_user_id": 255,
+MAX_VALUE_LENGTH = {"install_id": 36, "customer_user_id": 255, WEB_ID: 36,
                     **dict.fromkeys(DEVICE_ID_TYPES, 64)}
 # An advertising id (GAID, IDFA) or vendor id (IDFV) is a UUID written 8-4-4-4-12, as the
 # devices hand it out and the SDKs send it. Anything else names no device: refused when the
@@ -41,6 +43,12 @@ def identity_normalize(identity_type: str, value: str) -> str:
             raise ValueError("Must be a UUID.") from None
     if identity_type in DEVICE_ID_TYPES:
         return device_id_normalize(value)
+    if identity_type == WEB_ID:
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            raise ValueError("Must be a web id: the UUID the web script keeps in _attr_wid."
+                             ) from None
     return value
 
 

@@ -52,6 +52,7 @@ from privacy.models import (
     SubjectRequest,
 )
 from tracking import erasure as tracking_erasure
+from web import selectors as web_selectors
 
 logger = logging.getLogger(__name__)
 
@@ -226,13 +227,16 @@ def _run_failed(run: RequestRun, attempt: RequestRunAttempt, exc: Exception) -> 
 
 def _subject(subject_request: SubjectRequest) -> tracking_erasure.Subject:
     kind, value = subject_request.identity_type, subject_request.identity_value
-    if kind in identities.DEVICE_ID_TYPES:
+    if kind in identities.DEVICE_ID_TYPES or kind == identities.WEB_ID:
         return tracking_erasure.subject_find(app_id=subject_request.app_id, device_ids=[value])
     if kind == "install_id":
         return tracking_erasure.subject_find(app_id=subject_request.app_id,
                                              install_ids=[uuid.UUID(value)])
-    return tracking_erasure.subject_find(app_id=subject_request.app_id,
-                                         customer_user_ids=[value])
+    # A customer id also names the web ids the site identified with it (web/identify).
+    return tracking_erasure.subject_find(
+        app_id=subject_request.app_id, customer_user_ids=[value],
+        device_ids=web_selectors.web_ids_for_customer(app_id=subject_request.app_id,
+                                                      customer_user_id=value))
 
 
 def _document(subject_request: SubjectRequest, records: dict, *, now: datetime) -> dict:

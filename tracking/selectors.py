@@ -8,7 +8,7 @@ event link) are in tracking/sql.py.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -263,3 +263,24 @@ def installs_of_customers(*, app_ids: Collection[uuid.UUID],
     return list(Install.objects.filter(
         app_id__in=list(app_ids), customer_user_id__in=list(customer_user_ids),
         installed_at__gte=since, installed_at__lt=until).values_list("customer_user_id", "id"))
+
+
+# The web journey of an install (docs/web.md, "Install detail"): `web: {web_id, landing_url,
+# referrer_host, visit_media_source, visit_campaign}` where known. Apps that know it register a
+# reader (web/ for a web app's own installs; a web-to-app journey for an app install may
+# register its own); the first answer that is not None is the install's.
+WebJourneyReader = Callable[[Install], "dict | None"]
+_web_journey_readers: list[WebJourneyReader] = []
+
+
+def web_journey_reader_register(reader: WebJourneyReader) -> None:
+    if reader not in _web_journey_readers:
+        _web_journey_readers.append(reader)
+
+
+def web_journey_of(install: Install) -> dict | None:
+    for reader in _web_journey_readers:
+        journey = reader(install)
+        if journey is not None:
+            return journey
+    return None

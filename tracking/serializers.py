@@ -19,7 +19,6 @@ from attribution_site.api.fields import (
     StrictUUIDField,
 )
 from consent.serializers import ConsentDataField, ConsentOutput, consent_input
-from tracking import web_journey
 
 PLATFORMS = ("ios", "android", "web")
 # App Tracking Transparency, as iOS reports it (ATTrackingManager.AuthorizationStatus).
@@ -385,17 +384,29 @@ class InstallOutput(serializers.Serializer):
         "The fraud rules' verdict and its reasons (docs/fraud.md)."))
 
 
+class WebJourneyOutput(serializers.Serializer):
+    web_id = serializers.CharField()
+    landing_url = serializers.CharField(allow_null=True, required=False)
+    referrer_host = serializers.CharField(allow_null=True, required=False)
+    visit_media_source = serializers.CharField(allow_null=True, required=False)
+    visit_campaign = serializers.CharField(allow_null=True, required=False)
+    # An app install's journey from a web page (docs/web.md, "Web to app").
+    # Absent, not null, when unknown: a web app's own install has none of these.
+    web_app_id = serializers.UUIDField(required=False)
+    via = serializers.CharField(required=False, help_text=(
+        "banner or app_link: what was clicked on the site."))
+    joined_by = serializers.CharField(required=False, help_text=(
+        "click (the install's click came from the site) or customer_user_id (the site "
+        "identified the install's customer)."))
+
+
 class InstallDetailOutput(InstallOutput):
     consent = ConsentOutput(allow_null=True, help_text=(
         "The user's consent now (docs/privacy.md, \"Consent\"); null when none was ever "
         "sent."))
-    web = serializers.SerializerMethodField(help_text=(
-        "The web journey that led to the install (docs/web.md, \"Web to app\"): {web_id, "
-        "visit_media_source, visit_campaign, ...}; null when none did."))
-
-    @extend_schema_field(serializers.JSONField(allow_null=True))
-    def get_web(self, install) -> dict | None:
-        return web_journey.web_journey(install)
+    web = WebJourneyOutput(required=False, help_text=(
+        "The web journey (docs/web.md): a web app's install's landing page and source, or "
+        "the web visit an app install came from; absent when none is known."))
 
 
 def install_answer(outcome) -> dict:

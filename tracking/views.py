@@ -182,6 +182,9 @@ class InstallDetailView(OrganizationScopedView):
             raise NotFound("Install not found.")
         install.consent = consent_public(consent_selectors.consent_of(
             app_id=install.app_id, install_id=install.id, device_id=install.device_id))
+        journey = selectors.web_journey_of(install)
+        if journey is not None:
+            install.web = journey
         return Response({"install": InstallDetailOutput(install).data})
 
 

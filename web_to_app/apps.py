@@ -15,11 +15,11 @@ class WebToAppConfig(AppConfig):
     def ready(self) -> None:
         from apps_registry import linked_apps
         from links import web_clicks
-        from tracking import web_journey
+        from tracking import selectors as tracking_selectors
         from web import auto_banner
         from web_to_app import journeys, linked, serving
 
         linked_apps.register(linked.LinkedAppsOfWebApps())
         web_clicks.register(journeys.WebClicksOfWebToApp())
-        web_journey.reader_register(journeys.install_web_journey)
+        tracking_selectors.web_journey_reader_register(journeys.install_web_journey)
         auto_banner.register(serving.auto_banner_config)

@@ -2,7 +2,8 @@
 click made from a web page (the banner's button or `appLink`) carries that page's web id and
 the visit's source; an install by a customer the site identified (`identify`) joins the
 journey of that customer's web id. Handed in at start (web_to_app/apps.py) to links (which
-records the clicks) and to tracking (which shows an install's journey).
+records the clicks) and to tracking (which shows an install's journey: its web journey readers,
+tracking/selectors.py).
 """
 
 from __future__ import annotations
@@ -48,15 +49,25 @@ def journey_of(*, app_id: uuid.UUID, click_id: uuid.UUID | None,
                customer_user_id: str | None) -> dict | None:
     click = selectors.web_click_of(click_id=click_id) if click_id else None
     if click is not None:
-        return {"web_id": click.web_id, "visit_media_source": click.visit_media_source or None,
-                "visit_campaign": click.visit_campaign or None,
-                "web_app_id": str(click.web_app_id) if click.web_app_id else None,
-                "via": click.via, "joined_by": "click"}
+        return _block(web_id=click.web_id, source=click.visit_media_source,
+                      campaign=click.visit_campaign, web_app_id=click.web_app_id,
+                      via=click.via, joined_by="click")
     if not customer_user_id:
         return None
     joined = selectors.customer_journey_of(app_id=app_id, customer_user_id=customer_user_id)
     if joined is None:
         return None
-    return {"web_id": joined.web_id, "visit_media_source": joined.media_source or None,
-            "visit_campaign": joined.campaign or None, "web_app_id": str(joined.web_app_id),
-            "via": None, "joined_by": "customer_user_id"}
+    return _block(web_id=joined.web_id, source=joined.media_source, campaign=joined.campaign,
+                  web_app_id=joined.web_app_id, via=None, joined_by="customer_user_id")
+
+
+def _block(*, web_id: str, source: str, campaign: str, web_app_id: uuid.UUID | None,
+           via: str | None, joined_by: str) -> dict:
+    """The `web` block; `web_app_id` and `via` only when known."""
+    block = {"web_id": web_id, "visit_media_source": source or None,
+             "visit_campaign": campaign or None, "joined_by": joined_by}
+    if web_app_id is not None:
+        block["web_app_id"] = str(web_app_id)
+    if via is not None:
+        block["via"] = via
+    return block

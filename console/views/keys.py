@@ -4,7 +4,8 @@ use; never a secret), create, and revoke after a confirmation. Checked by the ke
 selectors the API uses, so a key of another organization or another app is a 404.
 
 The full key is shown once, on the page the creating POST redirects to (console/shown_once.py),
-with its signing secret when the key signs its requests (docs/fraud.md, "Request signing").
+with its signing secret when the key signs its requests (docs/fraud.md, "Request signing"), or,
+for a web key, the script tag to paste into the site's pages (docs/web.md, "The snippet").
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from attribution_site.api.exceptions import ApiError
 from console import shown_once
 from console.forms import BOOLEAN, INTEGER, LIST, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
+from links.serializers import own_origin
+from web.snippet import QUEUE_LINE, web_snippet
 
 CREATE_FIELDS = {"name": TEXT, "permissions": LIST, "rate_limit": INTEGER, "expires_at": TEXT,
-                 "signing": BOOLEAN}
+                 "signing": BOOLEAN, "kind": TEXT}
 
 
 class KeyListPage(AppPage):
@@ -40,16 +43,24 @@ class KeyCreatePage(AppPage):
     template = "console/keys/new.html"
 
     def get(self, request, app_id):
-        return self.form(request, values={"permissions": ["write"]})
+        kind = "web" if self.app.platform == "web" else "server"
+        return self.form(request, values={"permissions": ["write"], "kind": kind})
 
     def post(self, request, app_id):
         data = form_data(request.POST, CREATE_FIELDS)
-        # Every box unticked means no permission, not the API's default: the serializer says so.
-        data.setdefault("permissions", [])
+        if data.get("kind") == "web":
+            # A web key's permissions are fixed and it cannot sign: the boxes do not apply.
+            data.pop("permissions", None)
+            data.pop("signing", None)
+            data["allowed_origins"] = [line.strip() for line in request.POST.get(
+                "allowed_origins", "").splitlines() if line.strip()]
+        else:
+            # Every box unticked means no permission, not the API's default.
+            data.setdefault("permissions", [])
         try:
             fields = validated(ApiKeyCreateInput, data)
             secret = None
-            if fields.pop("signing"):
+            if fields.pop("signing", False):
                 key, full_key, secret = services.api_key_create_signing(app=self.app, **fields)
             else:
                 key, full_key = services.api_key_create(app=self.app, **fields)
@@ -62,6 +73,9 @@ class KeyCreatePage(AppPage):
         return redirect("console:key-created", app_id=self.app.id, key_id=key.id)
 
     def form(self, request, *, values, problem=None, status=200):
+        origins = values.get("allowed_origins")
+        if isinstance(origins, list):
+            values = {**values, "allowed_origins": "\n".join(map(str, origins))}
         return render(request, self.template, self.context(
             values=values, problem=problem, permissions=PERMISSIONS), status=status)
 
@@ -84,8 +98,11 @@ class KeyCreatedPage(KeyPage):
         key = self.get_key(key_id)
         full_key = shown_once.take(request, slot=f"key:{key.id}")
         signing_secret = shown_once.take(request, slot=f"key-signing:{key.id}")
+        snippet = web_snippet(service_origin=own_origin(request), web_key=full_key) \
+            if key.kind == "web" and full_key else None
         return shown_once.no_store(render(request, "console/keys/created.html", self.context(
-            key=key, full_key=full_key, signing_secret=signing_secret)))
+            key=key, full_key=full_key, signing_secret=signing_secret, snippet=snippet,
+            queue_line=QUEUE_LINE)))
 
 
 class KeyRevokePage(KeyPage):

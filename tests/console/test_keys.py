@@ -63,7 +63,7 @@ def test_the_list_shows_active_keys_with_prefix_and_last_use_but_no_secret(conso
     assert used.key_prefix in html and "read, write" in html and ">50<" in html
     assert "Gone" not in html
     assert used.secret_hash not in html
-    assert "never" not in html.split(used.key_prefix)[1].split("</td>")[3]
+    assert "never" not in html.split(used.key_prefix)[1].split("</td>")[4]
 
 
 def test_an_app_without_keys_invites_to_create_one(console, app):
@@ -217,3 +217,44 @@ def test_hostile_key_names_are_shown_as_text(console, app):
     for page in pages:
         assert_shown_as_text(page.content.decode())
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[0].content.decode()
+
+
+@pytest.fixture
+def web_site(app):
+    return AppFactory(organization=app.organization, platform="web", domain="shop.example",
+                      package_name=None, play_store_url=None, app_store_url=None)
+
+
+def test_a_web_key_is_created_with_its_origins_and_shows_the_snippet_as_text(console,
+                                                                             web_site):
+    form = console.get(new_url(web_site)).content.decode()
+    assert 'value="web" checked' in form and 'name="allowed_origins"' in form
+    created = console.post(new_url(web_site), {
+        "name": "<b>site</b>", "kind": "web",
+        "allowed_origins": "https://shop.example\r\nhttp://127.0.0.1:8080\r\n"})
+    assert created.status_code == 302, created.content.decode()
+    key = ApiKey.objects.get(app=web_site)
+    assert key.kind == "web" and key.permissions == ["write"]
+    assert key.allowed_origins == ["https://shop.example", "http://127.0.0.1:8080"]
+    html = console.get(created["Location"]).content.decode()
+    full_key = shown_key(html)
+    assert (f'&lt;script src=&quot;http://testserver/sdk/web/v1.js&quot; '
+            f'data-key=&quot;{full_key}&quot; async&gt;&lt;/script&gt;') in html
+    assert 'data-copy="web-snippet"' in html and "<b>site</b>" not in html
+    listed = console.get(keys_url(web_site)).content.decode()
+    assert "https://shop.example, http://127.0.0.1:8080" in listed
+
+
+def test_a_web_key_with_a_bad_origin_is_refused_beside_the_field(console, web_site):
+    response = console.post(new_url(web_site), {"kind": "web",
+                                                "allowed_origins": "https://shop.example/x"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="err_allowed_origins"' in html and "no path" in html
+    assert "https://shop.example/x" in html  # kept for correcting
+
+
+def test_a_web_key_for_an_app_of_another_platform_is_refused(console, app):
+    response = console.post(new_url(app), {"kind": "web",
+                                           "allowed_origins": "https://shop.example"})
+    assert response.status_code == 400 and 'id="err_kind"' in response.content.decode()

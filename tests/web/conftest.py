@@ -14,6 +14,15 @@ from tests.factories import AppFactory, issue_key
 ORIGIN = "https://shop.example"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_flood_counts(monkeypatch):
+    """Each test counts its own requests per address (the limiter's process-local counts
+    would otherwise carry over from earlier tests of the same minute)."""
+    from attribution_site.api import throttling
+
+    monkeypatch.setattr(throttling, "_pending", {})
+
+
 @pytest.fixture
 def web_app(owner):
     return AppFactory(organization=owner.organization, platform="web", domain="shop.example",

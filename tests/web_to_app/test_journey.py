@@ -86,7 +86,8 @@ def test_the_banners_click_credits_web_banner_and_the_install_gets_the_deep_link
     detail = owner_api.get(f"/api/v1/installs/{answer['installId']}").json()["data"]["install"]
     assert detail["web"] == {"web_id": WEB_ID, "visit_media_source": "google",
                              "visit_campaign": "summer", "web_app_id": str(journey.web_app_id),
-                             "via": "banner", "joined_by": "click"}
+                             "via": "banner", "joined_by": "click",
+                             "landing_url": None, "referrer_host": None}
 
 
 def test_carrying_the_visits_source_credits_it(page, web_key, android_app):
@@ -118,16 +119,17 @@ def test_a_customer_identified_on_the_site_joins_the_app_install(page, web_key, 
     detail = owner_api.get(f"/api/v1/installs/{answer['installId']}").json()["data"]["install"]
     assert detail["web"] == {"web_id": WEB_ID, "visit_media_source": "google",
                              "visit_campaign": "summer", "web_app_id": str(linked.id),
-                             "via": None, "joined_by": "customer_user_id"}
+                             "joined_by": "customer_user_id",
+                             "landing_url": None, "referrer_host": None}
     report = owner_api.get(f"/api/v1/analytics/web-to-app?app_id={linked.id}").json()["data"]
     assert report["total"]["installs_joined_by_customer_id"] == 1
     assert report["by_visit_source"][0]["visit_media_source"] == "google"
 
 
-def test_an_install_without_a_web_journey_has_a_null_web_block(owner_api, android_app, linked):
+def test_an_install_without_a_web_journey_has_no_web_block(owner_api, android_app, linked):
     answer = app_install(android_app, customer_user_id="someone")
     detail = owner_api.get(f"/api/v1/installs/{answer['installId']}").json()["data"]["install"]
-    assert detail["web"] is None
+    assert "web" not in detail
 
 
 def test_the_report_counts_views_clicks_dismissals_and_installs_by_visit_source(
