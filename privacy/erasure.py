@@ -13,6 +13,7 @@ from google_ads import erasure as google_ads_erasure
 from links import erasure as links_erasure
 from tracking import erasure as tracking_erasure
 from web import erasure as web_erasure
+from web_to_app import erasure as web_to_app_erasure
 
 # Order matters only for tracking, which finds the clicks through the installs: it goes first.
 ERASERS = (
@@ -22,6 +23,7 @@ ERASERS = (
     apple_ads_erasure.erase,
     google_ads_erasure.erase,
     consent_erasure.erase,
+    web_to_app_erasure.erase,  # before web's: it finds web ids through web's installs
     web_erasure.erase,
 )
 COLLECTORS = (
@@ -31,5 +33,6 @@ COLLECTORS = (
     apple_ads_erasure.records_for,
     google_ads_erasure.records_for,
     consent_erasure.records_for,
+    web_to_app_erasure.records_for,
     web_erasure.records_for,
 )

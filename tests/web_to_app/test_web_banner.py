@@ -142,3 +142,16 @@ def test_a_visit_answer_carries_the_banner_only_when_it_shows_by_itself(
     assert data["banner"]["title"] == "T" and data["banner"]["link"].startswith(
         "http://testserver/l/")
     assert "banner" not in _visit(client, web_key, IPHONE_SAFARI).json()["data"]
+
+
+def test_erasing_a_web_id_blanks_it_in_banner_events_and_keeps_the_counts(client, web_key,
+                                                                          web_app):
+    from web_to_app import erasure
+
+    post_event(client, web_key, event("view"))
+    assert erasure.records_for(web_app.id, device_ids=[WEB_ID])["banner_events"][0][
+        "web_id"] == WEB_ID
+    assert erasure.erase(web_app.id, device_ids=[WEB_ID]) == {
+        "web_to_app_bannerevent": 1, "web_to_app_webclick": 0}
+    assert BannerEvent.objects.get().web_id == ""
+    assert erasure.records_for(web_app.id, device_ids=[WEB_ID])["banner_events"] == []
