@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps_registry import app_fields, keys
+from apps_registry import app_fields, keys, linked_apps
 from apps_registry.models import IosFingerprinting, Platform
 from apps_registry.services import IDENTIFIER_FIELD, UPDATABLE_APP_FIELDS
 from attribution_site.api.fields import (
@@ -152,6 +153,19 @@ class AppUpdateInput(_RetentionFields, _LinkFields, StrictSerializer):
     app_store_url = HttpUrlField(required=False, allow_null=True)
     play_store_url = HttpUrlField(required=False, allow_null=True)
     ios_fingerprinting = _ios_fingerprinting_field()
+    linked_apps = StrictListField(child=serializers.UUIDField(error_messages={
+        "invalid": "Must be an app id (a UUID)."}), required=False, help_text=(
+        "A web app's iOS and Android apps of the same organization (docs/web.md, "
+        "\"Web to app\"); the list replaces the stored one."))
+
+    def validate_linked_apps(self, value):
+        linked = linked_apps.current()
+        if linked is None:
+            raise serializers.ValidationError("Linked apps are not available on this server.")
+        problem = linked.linked_apps_problem(app=self.instance, app_ids=value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
 
     def to_internal_value(self, data):
         refuse_immutable(data, immutable=IMMUTABLE_APP_FIELDS, message=(
@@ -182,6 +196,16 @@ class AppOutput(serializers.Serializer):
 
 class AppDetailOutput(AppOutput):
     api_key_count = serializers.IntegerField()
+    linked_apps = serializers.SerializerMethodField(help_text=(
+        "A web app's linked iOS and Android apps (docs/web.md, \"Web to app\"); [] for "
+        "the others."))
+
+    @extend_schema_field(serializers.ListField(child=serializers.UUIDField()))
+    def get_linked_apps(self, app) -> list[str]:
+        linked = linked_apps.current()
+        if linked is None or app.platform != "web":
+            return []
+        return [str(app_id) for app_id in linked.linked_apps_of(app_id=app.id)]
 
 
 class ApiKeyCreateInput(StrictSerializer):

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps_registry import keys, request_signing
+from apps_registry import keys, linked_apps, request_signing
 from apps_registry.models import ApiKey, App, Platform
 from attribution_site.api.exceptions import Conflict, ValidationFailed
 from attribution_site.model_update import model_update
@@ -53,7 +53,14 @@ def app_create(*, organization_id: uuid.UUID, name: str, platform: str, **fields
 
 
 def app_update(*, app: App, changes: dict) -> App:
-    model_update(instance=app, changes=changes, updatable=UPDATABLE_APP_FIELDS)
+    """Apply `changes`; `linked_apps` (checked by the serializer) go to their owner
+    (apps_registry/linked_apps.py), in the same transaction."""
+    changes = dict(changes)
+    linked = changes.pop("linked_apps", None)
+    with transaction.atomic():
+        model_update(instance=app, changes=changes, updatable=UPDATABLE_APP_FIELDS)
+        if linked is not None:
+            linked_apps.current().linked_apps_set(app=app, app_ids=linked)
     return app
 
 

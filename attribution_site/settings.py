@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "fraud",
     "raw_export",
     "web",  # the web script's endpoints, web ids and visits (docs/web.md)
+    "web_to_app",  # linked apps, the banner and web-to-app journeys (docs/web.md)
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
     "attribution_site",  # no models: its management command (architecture_map)
 ]

@@ -29,6 +29,7 @@ api_v1 = [
     path("", include("fraud.urls")),
     path("", include("raw_export.urls")),
     path("", include("web.urls")),
+    path("", include("web_to_app.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

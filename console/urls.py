@@ -23,6 +23,7 @@ from console.views import (
     reports,
     sdk,
     skan_report,
+    web_to_app,
 )
 
 app_name = "console"
@@ -78,6 +79,9 @@ urlpatterns = [
     path("apps/<uuid:app_id>/keys/<str:key_id>/revoke", keys.KeyRevokePage.as_view(),
          name="key-revoke"),
     path("apps/<uuid:app_id>/sdk", sdk.SdkSetupPage.as_view(), name="sdk"),
+    path("apps/<uuid:app_id>/banner", web_to_app.BannerPage.as_view(), name="banner"),
+    path("apps/<uuid:app_id>/web-to-app", web_to_app.WebToAppReportPage.as_view(),
+         name="web-to-app"),
     path("apps/<uuid:app_id>/deliveries", deliveries.DeliveriesPage.as_view(),
          name="deliveries"),
     path("apps/<uuid:app_id>/deliveries/<str:platform>/log",

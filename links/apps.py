@@ -13,11 +13,11 @@ class LinksConfig(AppConfig):
     def ready(self):
         from attribution_site.local_cache import invalidate_on_write
         from links import lookup
-        from links.deep_links import deep_link_for_link_id
+        from links.deep_links import deep_link_for_click
         from links.models import Link, LinkDomain
         from tracking import services
 
-        services.deep_link_reader_register(deep_link_for_link_id)
+        services.deep_link_reader_register(deep_link_for_click)
         # Every write of a link or link domain, wherever it is made, reaches the public side.
         invalidate_on_write(Link, lambda link, deleted: lookup.link_changed(link_id=link.id))
         invalidate_on_write(LinkDomain, lambda domain, deleted: lookup.domain_changed())

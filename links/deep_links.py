@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 from django.db import connection
 
 from attribution_site import prepared
-from links import codes, lookup, routing
+from links import codes, lookup, routing, web_clicks
 from links.models import Link, LinkOpen
 from tracking import attribution
 from tracking import selectors as tracking_selectors
@@ -40,6 +40,17 @@ def _payload(link_id: uuid.UUID, value: str, params: dict | None) -> dict:
 
 
 _DEEP_LINK_SQL = f"SELECT deep_link_value, params FROM {Link._meta.db_table} WHERE id = %s"
+
+
+def deep_link_for_click(link_id: uuid.UUID, click_id: uuid.UUID | None) -> dict | None:
+    """What tracking reads (links/apps.py): the link's payload, with the deep link value a
+    click from a web page brought (links/web_clicks.py) in place of the link's own."""
+    payload = deep_link_for_link_id(link_id)
+    handler = web_clicks.current()
+    if payload is None or click_id is None or handler is None:
+        return payload
+    value = handler.deep_link_value_of(click_id=click_id)
+    return payload if value is None else {**payload, "value": value}
 
 
 def deep_link_for_link_id(link_id: uuid.UUID) -> dict | None:

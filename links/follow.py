@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods
 from ua_parser import parse_user_agent
 
 from apps_registry import selectors as app_selectors
-from links import association, codes, lookup, routing
+from links import association, codes, lookup, routing, web_clicks
 from links.serializers import own_origin
 from tracking.click_intake import click_from_request
 from tracking.redirects import safe_redirect_url
@@ -98,15 +98,22 @@ def follow_link(request, *, domain: lookup.DomainRecord | None, code: str) -> Ht
         return preview_page(link, app=app, url=short_url(request, domain=domain, code=code))
 
     click_id = None
+    media_source, campaign_id = link.media_source, link.campaign_id
+    web = _web_click(request)
+    if web is not None and web.media_source:
+        media_source, campaign_id = web.media_source, web.campaign_id or ""
     if request.method == "GET":
         click_id = click_from_request(
-            request, app_id=link.app_id, campaign_id=link.campaign_id,
-            media_source=link.media_source, adset=link.adset, ad=link.ad,
+            request, app_id=link.app_id, campaign_id=campaign_id,
+            media_source=media_source, adset=link.adset, ad=link.ad,
             advertising_id=_query_value(request, "advertising_id"), link_id=link.id)
+        if click_id is not None and web is not None:
+            _web_click_record(click_id=click_id, link=link, web=web, media_source=media_source,
+                              campaign_id=campaign_id, clicked_at=now)
     platform = device_info(user_agent).platform
     destination = routing.link_target(
         device_platform=platform, link=link, app=app, defaults=settings.DEFAULT_STORE_URLS,
-        click_id=click_id, media_source=link.media_source, campaign_id=link.campaign_id)
+        click_id=click_id, media_source=media_source, campaign_id=campaign_id)
     if kind == routing.IN_APP_BROWSER:
         return _page("links/interstitial.html", {
             "app_name": app.name, "open_url": destination.url,
@@ -162,6 +169,28 @@ def _page(template: str, context: dict, *, status: int = 200) -> HttpResponse:
     response["Referrer-Policy"] = "no-referrer"
     response["X-Robots-Tag"] = "noindex"
     return response
+
+
+def _web_click(request) -> web_clicks.WebClickParams | None:
+    """A click from a web page (links/web_clicks.py), when web_to_app is there to record it."""
+    query = request.META.get("QUERY_STRING", "")
+    if web_clicks.current() is None or "web_via=" not in query:
+        return None
+    # Parsed as _query_value parses (no cap on the field count, the first value of each).
+    params: dict[str, str] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        params.setdefault(name, value)
+    return web_clicks.web_click_params(params)
+
+
+def _web_click_record(*, click_id, link, web, media_source: str, campaign_id: str,
+                      clicked_at) -> None:
+    try:
+        web_clicks.current().web_click_record(
+            click_id=click_id, app_id=link.app_id, link_id=link.id, params=web,
+            media_source=media_source, campaign_id=campaign_id, clicked_at=clicked_at)
+    except Exception:  # noqa: BLE001 - the visitor is sent on whatever happened here
+        logger.exception("web journey of click %s not recorded", click_id)
 
 
 def _query_value(request, name: str) -> str | None:

@@ -14,6 +14,7 @@ from links import erasure as links_erasure
 from networks.google import erasure as google_ads_erasure
 from tracking import erasure as tracking_erasure
 from web import erasure as web_erasure
+from web_to_app import erasure as web_to_app_erasure
 
 # Order matters only for tracking, which finds the clicks through the installs: it goes first.
 ERASERS = (
@@ -23,6 +24,7 @@ ERASERS = (
     apple_ads_erasure.erase,
     google_ads_erasure.erase,
     consent_erasure.erase,
+    web_to_app_erasure.erase,  # before web's: it finds web ids through web's installs
     web_erasure.erase,
 )
 COLLECTORS = (
@@ -32,6 +34,7 @@ COLLECTORS = (
     apple_ads_erasure.records_for,
     google_ads_erasure.records_for,
     consent_erasure.records_for,
+    web_to_app_erasure.records_for,
     web_erasure.records_for,
 )
 

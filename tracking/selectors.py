@@ -8,7 +8,7 @@ event link) are in tracking/sql.py.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -241,6 +241,28 @@ def device_clicks_of_window(*, app_id: uuid.UUID, device_id: str | None, install
     counts = engagement_counts(clicks)
     return DeviceClicks(total=len(clicks), complete=complete, read=MAX_DEVICE_CANDIDATES,
                         bursts={str(click_id): n for click_id, n in counts.items()})
+
+
+def installs_of_clicks(*, app_ids: Collection[uuid.UUID],
+                       click_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, uuid.UUID]:
+    """The install each of these clicks won ({click id: install id}): the web-to-app report
+    counts the installs its banner clicks brought (web_to_app/selectors.py)."""
+    if not click_ids:
+        return {}
+    return dict(Install.objects.filter(app_id__in=list(app_ids), click_id__in=list(click_ids))
+                .values_list("click_id", "id"))
+
+
+def installs_of_customers(*, app_ids: Collection[uuid.UUID],
+                          customer_user_ids: Collection[str], since: datetime,
+                          until: datetime) -> list[tuple[str, uuid.UUID]]:
+    """(customer user id, install id) of the apps' installs made in [since, until) by these
+    customers: the installs a web journey joins by customer id."""
+    if not customer_user_ids:
+        return []
+    return list(Install.objects.filter(
+        app_id__in=list(app_ids), customer_user_id__in=list(customer_user_ids),
+        installed_at__gte=since, installed_at__lt=until).values_list("customer_user_id", "id"))
 
 
 # The web journey of an install (docs/web.md, "Install detail"): `web: {web_id, landing_url,

@@ -390,6 +390,14 @@ class WebJourneyOutput(serializers.Serializer):
     referrer_host = serializers.CharField(allow_null=True, required=False)
     visit_media_source = serializers.CharField(allow_null=True, required=False)
     visit_campaign = serializers.CharField(allow_null=True, required=False)
+    # An app install's journey from a web page (docs/web.md, "Web to app").
+    # Absent, not null, when unknown: a web app's own install has none of these.
+    web_app_id = serializers.UUIDField(required=False)
+    via = serializers.CharField(required=False, help_text=(
+        "banner or app_link: what was clicked on the site."))
+    joined_by = serializers.CharField(required=False, help_text=(
+        "click (the install's click came from the site) or customer_user_id (the site "
+        "identified the install's customer)."))
 
 
 class InstallDetailOutput(InstallOutput):

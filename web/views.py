@@ -11,7 +11,8 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from attribution_site.api.exceptions import ValidationFailed
-from web import bodies, services
+from links.serializers import own_origin
+from web import auto_banner, bodies, services
 from web.endpoint import WebEndpoint, WebRequest
 
 
@@ -31,7 +32,13 @@ class WebVisitView(WebEndpoint):
         body = _checked(bodies.visit_body, request.data, now_ms=_now_ms())
         answer = services.visit_record(app_id=request.client.app_id, body=body, ip=request.ip,
                                        user_agent=request.user_agent, now=timezone.now())
-        return Response(answer.as_data(), status=status.HTTP_201_CREATED if answer.is_new
+        data = answer.as_data()
+        banner = auto_banner.auto_banner(web_app_id=request.client.app_id,
+                                         user_agent=request.user_agent,
+                                         own_origin=own_origin(self.request))
+        if banner is not None:  # the wire's optional `banner`: shown without asking /banner
+            data["banner"] = banner
+        return Response(data, status=status.HTTP_201_CREATED if answer.is_new
                         else status.HTTP_200_OK)
 
 

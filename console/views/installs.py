@@ -133,7 +133,7 @@ class InstallDetailPage(ReportReads, AppPage):
             app_id=install.app_id, device_id=install.device_id,
             installed_at=install.installed_at, clicks_listed=clicks_listed(install.decision))
         return render(request, "console/installs/detail.html", self.context(
-            install=install,
+            install=install, web=selectors.web_journey_of(install),
             fraud=verdict_brief(install.fraud_status, install.fraud_reasons),
             trail=trail_in_words(install.decision, installed_at=install.installed_at,
                                  device_clicks=device_clicks),

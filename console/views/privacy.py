@@ -39,6 +39,8 @@ FOUND_LABELS = {
     "google_ads_claim": "Google Ads claims",
     "google_ads_attempt": "Google Ads claim attempts",
     "consent_consentrecord": "Consent records",
+    "web_to_app_bannerevent": "Banner events",
+    "web_to_app_webclick": "Web clicks of links",
     "installs": "Installs",
     "events": "Events",
     "clicks": "Clicks",
@@ -47,6 +49,10 @@ FOUND_LABELS = {
     "apple_ads_claims": "Apple Ads claims",
     "google_ads_claims": "Google Ads claims",
     "consent": "Consent records",
+    "banner_events": "Banner events",
+    "web_clicks": "Web clicks of links",
+    "web_ids": "Web ids",
+    "visits": "Visits (web pages)",
 }
 
 

@@ -79,6 +79,10 @@ EXAMPLES: dict[str, Example] = {
     "apps_keys_retrieve": Example(path=APP),
     "apps_keys_create": Example(path=APP, body={"name": "backend", "permissions": ["read"]}),
     "keys_destroy": Example(path={"key_id": "key_id"}),
+    "apps_banner_retrieve": Example(path={"app_id": "web_app_id"}),
+    "apps_banner_update": Example(path={"app_id": "web_app_id"}, body={
+        "title": "Shop in the app", "button": "Open", "platforms": ["ios"],
+        "deep_link_value": "product/{path}"}),
     "apps_fraud_settings_retrieve": Example(path=APP),
     "apps_fraud_settings_update": Example(path=APP, body={"ctit_anomalies_mode": "flag",
                                                           "listed_networks": ["198.51.100.0/24"]}),
@@ -127,6 +131,7 @@ EXAMPLES: dict[str, Example] = {
     "analytics_export_retrieve": Example(query=period(type="installs")),
     "analytics_fraud_retrieve": Example(query=period()),
     "analytics_skan": Example(query=period()),
+    "analytics_web_to_app": Example(query=lambda w: {"app_id": w.web_app_id}),
     "costs_create": Example(body=lambda w: {"app_id": str(w.app.id), "rows": [
         {"date": str(TODAY - timedelta(days=2)), "media_source": "network_a",
          "campaign_id": "summer", "cost": "7.25", "currency": "USD"}]}),

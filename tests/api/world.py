@@ -38,6 +38,7 @@ class World:
     pending_request_id: str
     document_token: str
     data_destination_id: str
+    web_app_id: str = ""  # a web app linked to `app`, with a banner (web_to_app)
 
     @property
     def app_id(self) -> str:
@@ -116,6 +117,14 @@ def build() -> World:
     from tracking.models import Install
 
     services.request_run(request_id=access["subject_request_id"])
+    web_app = made(owner_api.post("/api/v1/apps", {"name": "Shop web", "platform": "web",
+                                                   "domain": "shop.example"}, format="json"))
+    web_app_id = web_app["app"]["id"]
+    made(owner_api.put(f"/api/v1/apps/{web_app_id}", {"linked_apps": [str(app.id)]},
+                       format="json"), status=200)
+    made(owner_api.put(f"/api/v1/apps/{web_app_id}/banner", {
+        "title": "Shop in the app", "button": "Open", "platforms": ["ios"]}, format="json"),
+        status=200)
     return World(
         owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
         owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
@@ -126,4 +135,4 @@ def build() -> World:
         privacy_request_id=access["subject_request_id"],
         pending_request_id=pending["subject_request_id"],
         document_token=links.document_token(access["subject_request_id"]),
-        data_destination_id=destination["id"])
+        data_destination_id=destination["id"], web_app_id=web_app_id)

@@ -70,7 +70,9 @@ def click_record(*, click: ClickInput) -> uuid.UUID:
 # by id, and links already imports tracking to record the clicks its links bring, so a reader
 # handed in keeps the dependency one way and tracking whole without the links app (no link:
 # no deep link), as domain_events does for subscribers.
-DeepLinkReader = Callable[[uuid.UUID], dict | None]
+# The click's id too: a click from a web page brings its own deep link value
+# (links/web_clicks.py).
+DeepLinkReader = Callable[[uuid.UUID, uuid.UUID | None], dict | None]
 _deep_link_reader: DeepLinkReader | None = None
 
 
@@ -80,8 +82,9 @@ def deep_link_reader_register(reader: DeepLinkReader | None) -> None:
     _deep_link_reader = reader
 
 
-def deep_link(link_id: uuid.UUID | None) -> dict | None:
-    """The link's deep link now; only clicks that came through a link cost a lookup."""
+def deep_link(link_id: uuid.UUID | None, click_id: uuid.UUID | None = None) -> dict | None:
+    """The deep link of the link's click now; only clicks that came through a link cost a
+    lookup."""
     if link_id is None or _deep_link_reader is None:
         return None
-    return _deep_link_reader(link_id)
+    return _deep_link_reader(link_id, click_id)

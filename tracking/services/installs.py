@@ -158,7 +158,8 @@ def _install_store(*, data: InstallReport, device_id: str | None, verdict: attri
         link_id=verdict.click.link_id if verdict.click else None,
         # A snapshot: every repeat answers what the first launch got, whatever the link's
         # owner edits or deletes afterwards.
-        deep_link=deep_link(verdict.click.link_id) if verdict.click else None,
+        deep_link=(deep_link(verdict.click.link_id, verdict.click.id) if verdict.click
+                   else None),
         attributed_touch_time=verdict.touch_time, decision=verdict.trail,
         platform_metadata=verdict.platform_metadata,
         fraud_status=fraud.status, fraud_reasons=fraud.as_dicts(),

@@ -46,4 +46,5 @@ def repeat_install(install_id: uuid.UUID, *, device_clicks: list, now: datetime
     except IntegrityError:  # a concurrent repeat recorded this click already
         return InstallOutcome(install=install, created=False)
     return InstallOutcome(install=install, created=False, reengagement=reengagement,
-                          reengagement_deep_link=deep_link(verdict.click.link_id))
+                          reengagement_deep_link=deep_link(verdict.click.link_id,
+                                                                    verdict.click.id))
