@@ -26,6 +26,7 @@ _linked: LinkedApps | None = None
 
 
 def register(linked: LinkedApps | None) -> None:
+    """Take the store of a web app's linked mobile apps, read and written through its API."""
     global _linked
     _linked = linked
 

@@ -274,6 +274,7 @@ _web_journey_readers: list[WebJourneyReader] = []
 
 
 def web_journey_reader_register(reader: WebJourneyReader) -> None:
+    """Take a reader of an install's web journey; the first that knows the install answers."""
     if reader not in _web_journey_readers:
         _web_journey_readers.append(reader)
 

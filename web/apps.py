@@ -1,3 +1,7 @@
+"""Web attribution (docs/web.md): web keys' calls from a site's pages, the browser's
+first-party web ids and their visits, a web id's first visit recorded as the web app's install,
+and the script's files at /sdk/web/."""
+
 from django.apps import AppConfig
 
 

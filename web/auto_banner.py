@@ -16,6 +16,7 @@ _reader: AutoBannerReader | None = None
 
 
 def register(reader: AutoBannerReader | None) -> None:
+    """Take the reader of the banner a visit's answer carries when the banner shows by itself."""
     global _reader
     _reader = reader
 

@@ -22,6 +22,7 @@ def _web_ids(app_id: uuid.UUID, install_ids: Iterable[uuid.UUID],
 
 def erase(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID] = (),
           device_ids: Iterable[str] = ()) -> dict[str, int]:
+    """Erase a web app's web ids and their visits, found by web id, device id or install."""
     device_ids = list(device_ids)
     web_ids = {*_web_ids(app_id, install_ids, device_ids), *device_ids}
     visits, _ = Visit.objects.filter(app_id=app_id, web_id__in=web_ids).delete()

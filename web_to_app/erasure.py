@@ -22,6 +22,7 @@ def _web_ids(app_id: uuid.UUID, install_ids: Iterable[uuid.UUID],
 
 def erase(app_id: uuid.UUID, *, install_ids: Iterable[uuid.UUID] = (),
           device_ids: Iterable[str] = ()) -> dict[str, int]:
+    """Blank the erased web ids in banner events and web clicks, keeping the counts."""
     web_ids = _web_ids(app_id, tuple(install_ids), tuple(device_ids))
     if not web_ids:
         return {}
