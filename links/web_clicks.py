@@ -68,7 +68,7 @@ _web_clicks: WebClicks | None = None
 
 
 def register(web_clicks: WebClicks | None) -> None:
-    """Take the recorder of a banner button's clicks, which carry a web id and the visit's source."""
+    """Take the recorder of a banner button's clicks, carrying a web id and the visit's source."""
     global _web_clicks
     _web_clicks = web_clicks
 
