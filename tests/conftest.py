@@ -22,10 +22,12 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from attribution_site import local_cache, redis_clients
 from tests.factories import AppFactory, UserFactory, issue_key
+from tests.helpers import (
+    REQUIRE_SERVICES,
+    client_for,
+)
 from tests.pooling import pgbouncer
 from tests.replica.cluster import server_bindir
-
-REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
 
 def pytest_configure(config):
@@ -92,25 +94,6 @@ def live_local_caches():
         time.sleep(0.02)
 
 
-def served_from_memory(read) -> bool:
-    """Whether `read()` ran without a database query, waiting a little for this process's own
-    invalidation messages to come back first (each drops the copy once more)."""
-    import time
-
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        read()
-        with CaptureQueriesContext(connection) as queries:
-            read()
-        if not queries:
-            return True
-        time.sleep(0.02)
-    return False
-
-
 @pytest.fixture
 def api():
     return APIClient()
@@ -124,14 +107,6 @@ def owner(db):
 @pytest.fixture
 def outsider(db):
     return UserFactory(email="outsider@example.org")
-
-
-def client_for(user) -> APIClient:
-    from accounts.services import access_token_issue
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {access_token_issue(user=user)}")
-    return client
 
 
 @pytest.fixture

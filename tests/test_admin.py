@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.urls import reverse
 
 from apps_registry.models import ApiKey
-from tests.tracking.conftest import click_through, install_body
+from tests.tracking.helpers import click_through, install_body
 
 pytestmark = pytest.mark.django_db
 

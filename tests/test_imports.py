@@ -16,6 +16,7 @@ URLs, the API plumbing every app uses) and the tests and benchmarks stand outsid
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,3 +222,14 @@ def test_settings_import_no_app():
     apps = {target.partition(".")[0] for target in graph["attribution_site.settings"]}
 
     assert apps <= {"attribution_site"}, sorted(apps - {"attribution_site"})
+
+
+def test_no_test_module_imports_a_conftest():
+    """pytest loads each conftest.py itself; a helper other tests import lives in helpers.py
+    beside it, so importing it never loads a second copy of a folder's fixtures."""
+    importers = sorted(
+        str(path.relative_to(ROOT)) for path in (ROOT / "tests").rglob("*.py")
+        if re.search(r"^\s*(from|import)\s+tests(\.\w+)*\.conftest\b", path.read_text(),
+                     flags=re.M))
+
+    assert importers == [], importers

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from analytics.models import CampaignCost, CurrencyRate, DailyInstallStat, RollupDirtyDay
-from tests.analytics.conftest import install
+from tests.analytics.helpers import install
 from tracking.models import ClickArchive, Event, Install
 
 pytestmark = pytest.mark.django_db

@@ -31,10 +31,10 @@ from analytics.models import RollupDirtyDay, RollupKind, SourceType
 from analytics.rollups.figures import retention_increments
 from raw_export.storage import DirectoryStorage
 from raw_export.writing import write_run
-from tests.analytics.conftest import at, event, install
-from tests.console.conftest import console  # noqa: F401 - the fixture
+from tests.analytics.helpers import at, event, install
+from tests.console.helpers import console  # noqa: F401 - the fixture
 from tests.factories import issue_key
-from tests.fraud.conftest import click
+from tests.fraud.helpers import click
 from tracking import services as tracking_services
 from tracking.models import Event, Install
 from tracking.reporting.rollup_rows import Activity

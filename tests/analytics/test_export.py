@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 from django.utils.text import slugify
 
-from tests.analytics.conftest import at, event, install
-from tests.tracking.conftest import sdk  # noqa: F401 - the fixture, shared
+from tests.analytics.helpers import at, event, install
+from tests.tracking.helpers import sdk  # noqa: F401 - the fixture, shared
 
 pytestmark = pytest.mark.django_db
 

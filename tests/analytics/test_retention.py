@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from analytics import rollups
-from tests.analytics.conftest import at, event, install
+from tests.analytics.helpers import at, event, install
 
 pytestmark = pytest.mark.django_db
 

@@ -31,7 +31,7 @@ from analytics.models import (
     RollupState,
 )
 from analytics.rollups import arrivals, rebuild
-from tests.analytics.conftest import click, event, install
+from tests.analytics.helpers import click, event, install
 from tests.clock import noon_days_ago
 from tracking.changes import Watermark, watermark_now
 from tracking.models import Click

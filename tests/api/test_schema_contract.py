@@ -23,8 +23,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.api import world as worlds
-from tests.conftest import client_for
 from tests.factories import AppFactory, UserFactory, issue_key
+from tests.helpers import client_for
 from tests.skan import apple_vectors as apple
 from tracking.services import ClickInput, click_record
 

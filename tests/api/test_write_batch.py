@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from attribution_site.write_batch import WriteBatch
 from delivery.models import Delivery
-from tests.delivery.conftest import make_webhook
+from tests.delivery.helpers import make_webhook
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ from datetime import date, timedelta
 
 from rest_framework.test import APIClient
 
-from tests.conftest import client_for
 from tests.conversion.samples import SCHEMA
 from tests.factories import AppFactory, UserFactory, issue_key
+from tests.helpers import client_for
 from tests.skan import apple_vectors as apple
 
 PASSWORD = "correct horse battery"

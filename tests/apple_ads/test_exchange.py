@@ -19,8 +19,8 @@ from apple_ads.models import Attempt, Claim
 from apple_ads.policy import State
 from delivery.models import Delivery
 from outbox.sweep import work_sweep
-from tests.apple_ads.conftest import ATTRIBUTED, TOKEN, apple, ios_install
-from tests.delivery.conftest import make_postback, make_webhook
+from tests.apple_ads.helpers import ATTRIBUTED, TOKEN, apple, ios_install
+from tests.delivery.helpers import make_postback, make_webhook
 from tests.factories import AppFactory, issue_key
 from tracking.models import Install
 

@@ -10,7 +10,7 @@ import pytest
 from apple_ads.models import Claim
 from apple_ads.policy import State
 from outbox.http import LOCAL_DESTINATIONS_HINT
-from tests.apple_ads.conftest import ATTRIBUTED, apple, ios_install
+from tests.apple_ads.helpers import ATTRIBUTED, apple, ios_install
 from tests.apple_ads.test_exchange import exchange_due
 from tests.outbound import PUBLIC, Network
 

@@ -8,8 +8,8 @@ import pytest
 
 from apple_ads.models import Claim
 from apple_ads.policy import State
-from tests.apple_ads.conftest import ATTRIBUTED, TOKEN, apple, ios_install
-from tests.delivery.conftest import wait_until
+from tests.apple_ads.helpers import ATTRIBUTED, TOKEN, apple, ios_install
+from tests.delivery.helpers import wait_until
 from tracking.models import Install
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

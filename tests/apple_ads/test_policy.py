@@ -10,7 +10,7 @@ import pytest
 
 from apple_ads import policy
 from apple_ads.policy import Outcome, Reading, State
-from tests.apple_ads.conftest import ATTRIBUTED
+from tests.apple_ads.helpers import ATTRIBUTED
 
 
 def judged(status=None, body="", error=None):

@@ -20,7 +20,7 @@ from tests.admin_browser import AdminBrowser, operator_logged_in
 from tests.factories import issue_key
 from tests.links.visitors import CRAWLERS, make_link
 from tests.processes import service_env, web
-from tests.tracking.conftest import (
+from tests.tracking.helpers import (
     ANDROID_BROWSER,
     click_through,
     install_body,

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from apps_registry import selectors
-from tests.conftest import served_from_memory
+from tests.helpers import served_from_memory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 

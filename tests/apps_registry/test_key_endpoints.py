@@ -12,8 +12,8 @@ from apps_registry.authentication import require_app, sdk_client_for_key
 from apps_registry.models import ApiKey
 from attribution_site import local_cache
 from attribution_site.api.exceptions import Forbidden, Unauthorized
-from tests.conftest import served_from_memory
 from tests.factories import AppFactory, issue_key
+from tests.helpers import served_from_memory
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import requests
 
-from tests.browser.conftest import Service
+from tests.browser.helpers import Service
 
 try:
     from playwright.sync_api import expect

@@ -8,7 +8,7 @@ import re
 import pytest
 from standardwebhooks import Webhook as StandardWebhook
 
-from tests.browser.conftest import RECEIVER_BODY
+from tests.browser.helpers import RECEIVER_BODY
 from tests.browser.steps import (
     api_create_app,
     api_create_key,

@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from apps_registry.models import ApiKey
-from tests.browser.conftest import stored
+from tests.browser.helpers import stored
 from tests.browser.steps import (
     body_scrolls_sideways,
     create_android_app,

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from tests.browser.conftest import DESKTOP, stored
+from tests.browser.helpers import DESKTOP, stored
 from tests.browser.steps import (
     api_create_key,
     api_sign_up,
@@ -228,7 +228,7 @@ def test_a_link_built_in_the_console_sends_each_device_to_its_destination(
 
 def screenshot_path(screenshot, name: str):
     """Where the `screenshot` fixture keeps a screenshot of this name (for another tab)."""
-    from tests.browser.conftest import SCREENSHOTS
+    from tests.browser.helpers import SCREENSHOTS
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"{name}.png"

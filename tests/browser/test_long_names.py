@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 import requests
 
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.helpers import SCREENSHOTS
 from tests.browser.steps import (
     api_sign_up,
     body_scrolls_sideways,

@@ -35,7 +35,7 @@ from django.conf import settings
 from standardwebhooks import Webhook as StandardWebhook
 
 from analytics.exports import EVENT_HEADER, INSTALL_HEADER, REVENUE_HEADER
-from tests.browser.conftest import Service, _failed
+from tests.browser.helpers import Service, _failed
 from tests.browser.steps import (
     APP_URL,
     api_create_app,

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from privacy import policy, services
 from privacy.models import RequestRun, SubjectRequest
-from tests.browser.conftest import stored
+from tests.browser.helpers import stored
 from tests.browser.steps import (
     api_create_app,
     api_create_key,

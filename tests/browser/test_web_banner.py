@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.helpers import SCREENSHOTS
 from tests.browser.steps import api_create_key, api_sign_up
 from tests.links.visitors import ANDROID_CHROME
 

@@ -1,3 +1,3 @@
-"""Consent test helpers: an SDK client of the test app (the tracking tests' own)."""
+"""Consent fixtures: an SDK client of the test app (the tracking tests' own)."""
 
-from tests.tracking.conftest import sdk  # noqa: F401 - the fixture, shared
+from tests.tracking.helpers import sdk  # noqa: F401 - the fixture, shared

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from consent.models import ConsentRecord
 from tests.consent.tc_strings import GOOGLE, tc_string
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import install_body
+from tests.tracking.helpers import install_body
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.console.helpers import (
+    console,  # noqa: F401 - a fixture
+)
 from tests.factories import AppFactory
-
-XSS_CAMPAIGN = "<script>alert(1)</script>"
-XSS_SOURCE = '"><img src=x onerror=alert(2)>'
-
-
-@pytest.fixture
-def console(client, owner):
-    client.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
-    return client
 
 
 @pytest.fixture
@@ -27,7 +21,3 @@ def outsider_app(outsider):
     return AppFactory(organization=outsider.organization)
 
 
-def assert_shown_as_text(html: str) -> None:
-    """The hostile strings appear escaped, never as markup."""
-    assert "<script>alert(1)</script>" not in html
-    assert "<img src=x onerror=alert(2)>" not in html

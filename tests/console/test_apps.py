@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps_registry.models import ApiKey, App
-from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, assert_shown_as_text
 from tests.factories import AppFactory, issue_key
 
 pytestmark = pytest.mark.django_db

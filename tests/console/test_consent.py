@@ -13,7 +13,7 @@ from consent.consent_data import parse
 from delivery.models import PostbackConfig
 from delivery.services.fanout import STRIPPED_NOTE, SUPPRESSED_NOTE
 from tests.consent.tc_strings import GOOGLE, tc_string
-from tests.delivery.conftest import install_event, make_postback, publish
+from tests.delivery.helpers import install_event, make_postback, publish
 from tracking import services
 from tracking.models import Install
 

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from conversion.models import ConversionSchema
-from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, assert_shown_as_text
 from tests.conversion.samples import SCHEMA
 from tests.factories import AppFactory
 

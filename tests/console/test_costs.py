@@ -16,8 +16,8 @@ from django.utils import timezone
 from analytics import rollups
 from analytics.models import CampaignCost
 from console.views import costs
-from tests.analytics.conftest import at, event, install
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.analytics.helpers import at, event, install
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from django.urls import reverse
 
 from attribution_site.secrets import WEBHOOK_SIGNING, secret_decrypt
 from delivery.models import Delivery, DeliveryAttempt, PostbackConfig, State, Webhook
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.delivery import conftest as delivery_fixtures
-from tests.delivery.conftest import make_postback, make_webhook
+from tests.delivery.helpers import make_postback, make_webhook
 from tests.delivery.receivers import Reply
 from tests.factories import AppFactory
 

@@ -14,8 +14,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from fraud import services as fraud_services
-from tests.console.conftest import XSS_SOURCE
-from tests.fraud.conftest import click, install
+from tests.console.helpers import XSS_SOURCE
+from tests.fraud.helpers import click, install
 from tracking.models import Install
 from tracking.sql import MAX_DEVICE_CANDIDATES
 

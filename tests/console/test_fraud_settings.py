@@ -15,7 +15,7 @@ from django.urls import reverse
 from fraud import selectors
 from fraud import services as fraud_services
 from fraud.models import AppFraudSettings, BotClicks, SignatureRefusal
-from tests.analytics.conftest import install
+from tests.analytics.helpers import install
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.clock import last_noon
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.factories import AppFactory
-from tests.tracking.conftest import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP
+from tests.tracking.helpers import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP
 from tracking import services
 from tracking.models import Install, Reengagement
 

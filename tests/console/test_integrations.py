@@ -8,7 +8,7 @@ import pytest
 
 from networks import selectors
 from networks.models import MetaConfig
-from tests.console.conftest import assert_shown_as_text
+from tests.console.helpers import assert_shown_as_text
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from rest_framework.test import APIClient
 from apps_registry import keys
 from apps_registry.models import ApiKey
 from apps_registry.services import api_key_create
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.factories import AppFactory
-from tests.tracking.conftest import ANDROID_SDK, PUBLIC_IP, install_body
+from tests.tracking.helpers import ANDROID_SDK, PUBLIC_IP, install_body
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
-from tests.tracking.conftest import ANDROID_BROWSER, PUBLIC_IP
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.tracking.helpers import ANDROID_BROWSER, PUBLIC_IP
 from tracking.click_links import MEDIA_SOURCE_REQUIRED, REDIRECT_IGNORED
 from tracking.models import Click
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from links.codes import INVALID_MESSAGE
 from links.models import Link, LinkDomain, LinkOpen
 from links.services import CODE_TAKEN, link_create
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.factories import AppFactory
 from tracking.models import ClickArchive, Install
 

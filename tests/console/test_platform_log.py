@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from delivery.models import Delivery, DeliveryAttempt, State
-from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, assert_shown_as_text
 from tests.factories import AppFactory, OrganizationFactory
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from privacy import erasure, policy, services
 from privacy.models import RequestRun, RequestStatus, Source, SubjectRequest
-from tests.console.conftest import XSS_CAMPAIGN
+from tests.console.helpers import XSS_CAMPAIGN
 from tests.factories import UserFactory
-from tests.privacy.conftest import (  # noqa: F401 - fixtures
+from tests.privacy.helpers import (  # noqa: F401 - fixtures
     GAID,
     ca,
     ca_bundle_path,

@@ -21,7 +21,7 @@ from accounts.models import User
 from analytics import rollups
 from analytics.models import CurrencyRate
 from console.rate_editors import may_edit_rates
-from tests.analytics.conftest import at, build_scenario, event, install
+from tests.analytics.helpers import at, build_scenario, event, install
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

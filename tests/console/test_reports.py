@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from analytics import queries, reading, rollups
-from tests.analytics.conftest import at, build_scenario, click, install
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.analytics.helpers import at, build_scenario, click, install
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 
 pytestmark = pytest.mark.django_db
 

@@ -25,7 +25,7 @@ from apps_registry.services import api_key_create, api_key_create_signing
 from console.security import POLICY
 from fraud import services as fraud_services
 from fraud.models import SignatureRefusal
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.factories import AppFactory
 from tracking.models import Event, Install
 

@@ -24,7 +24,7 @@ from console.sdk_snippets import SdkTarget, guides
 from conversion.serializers import ConversionValueInput, ConversionValueOutput
 from tests.conversion.samples import SCHEMA
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import PUBLIC_IP
+from tests.tracking.helpers import PUBLIC_IP
 from tracking.models import Event
 from tracking.serializers import (
     ATT_STATUSES,

@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from skan.models import AdNetwork, AppAdNetworkName
-from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, assert_shown_as_text
 from tests.conversion.samples import SCHEMA
 from tests.conversion.test_report import META, TIKTOK, at, postback, version
 from tests.factories import AppFactory

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from tests.contract.conftest import PASSWORD, Caller, android_app, data, error, install, sign_up
+from tests.contract.helpers import PASSWORD, Caller, android_app, data, error, install, sign_up
 
 
 def test_signup_answers_a_token_and_an_admin_user_of_a_new_organization(service):

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.contract.conftest import (
+from tests.contract.helpers import (
     click,
     data,
     device,

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.contract.conftest import (
+from tests.contract.helpers import (
     IPHONE_BROWSER,
     PUBLIC_IP,
     AppWithKey,

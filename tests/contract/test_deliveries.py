@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.contract.conftest import (
+from tests.contract.helpers import (
     Caller,
     click,
     data,

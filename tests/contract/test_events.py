@@ -4,7 +4,7 @@ body; revenue recognised from `amount` and `currency`."""
 import time
 import uuid
 
-from tests.contract.conftest import Caller, click, data, device, error, events, install, purchase
+from tests.contract.helpers import Caller, click, data, device, error, events, install, purchase
 
 
 def level_up() -> dict:

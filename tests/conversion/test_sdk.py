@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from analytics.models import CurrencyRate
 from tests.conversion.samples import SCHEMA
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import one_rate_window  # noqa: F401 - a fixture
+from tests.tracking.helpers import one_rate_window  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
 

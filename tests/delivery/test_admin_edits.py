@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from delivery.models import Delivery, Kind, PostbackConfig, Webhook
 from tests.admin_browser import operator_logged_in
-from tests.delivery.conftest import make_postback, make_webhook
-from tests.tracking.conftest import click_through, install_body
+from tests.delivery.helpers import make_postback, make_webhook
+from tests.tracking.helpers import click_through, install_body
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

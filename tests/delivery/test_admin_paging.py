@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from attribution_site import admin_paging
 from delivery.models import Delivery
-from tests.delivery.conftest import install_event, make_postback, publish
+from tests.delivery.helpers import install_event, make_postback, publish
 
 pytestmark = pytest.mark.django_db
 

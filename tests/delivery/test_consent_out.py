@@ -21,7 +21,7 @@ from delivery import services
 from delivery.models import Delivery, PostbackConfig, State
 from delivery.services.fanout import FILTERED_NOTE, STRIPPED_NOTE, SUPPRESSED_NOTE
 from tests.consent.tc_strings import GOOGLE, tc_string
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     attempt_all,
     event_tracked,
     install_event,

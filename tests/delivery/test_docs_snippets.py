@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.delivery.conftest import attempt_all, install_event, make_webhook, publish
+from tests.delivery.helpers import attempt_all, install_event, make_webhook, publish
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from attribution_site import scheduler
 from attribution_site.celery import app as celery_app
 from attribution_site.scheduler import EmbeddedScheduler, Schedule, ScheduleLock
 from delivery.models import Delivery
-from tests.delivery.conftest import install_event, make_postback, publish, wait_until
+from tests.delivery.helpers import install_event, make_postback, publish, wait_until
 from tests.delivery.receivers import Reply
 
 

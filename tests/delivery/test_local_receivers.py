@@ -12,7 +12,7 @@ import pytest
 
 from delivery.models import Delivery, State, Webhook
 from outbox.http import LOCAL_DESTINATIONS_HINT
-from tests.delivery.conftest import attempt_all, install_event, make_webhook, publish
+from tests.delivery.helpers import attempt_all, install_event, make_webhook, publish
 
 pytestmark = pytest.mark.django_db
 

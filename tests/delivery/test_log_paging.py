@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from delivery.models import Delivery, DeliveryAttempt, Kind, State
-from tests.delivery.conftest import make_postback, make_webhook
+from tests.delivery.helpers import make_postback, make_webhook
 
 pytestmark = pytest.mark.django_db
 

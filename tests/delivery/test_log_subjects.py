@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from delivery.models import Delivery
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     attempt_all,
     event_tracked,
     install_event,

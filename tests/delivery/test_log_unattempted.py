@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from delivery.models import Delivery, DeliveryAttempt, Kind, State
-from tests.delivery.conftest import make_postback
+from tests.delivery.helpers import make_postback
 from tests.delivery.test_log_paging import logged, pages
 
 pytestmark = pytest.mark.django_db

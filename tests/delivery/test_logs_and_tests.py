@@ -9,7 +9,7 @@ import pytest
 from standardwebhooks import Webhook as StandardWebhook
 
 from delivery.models import Delivery, DeliveryAttempt
-from tests.delivery.conftest import attempt_all, install_event, make_postback, publish
+from tests.delivery.helpers import attempt_all, install_event, make_postback, publish
 from tests.delivery.receivers import Reply
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from delivery.models import Delivery, DeliveryAttempt, State
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     attempt_all,
     install_event,
     make_postback,

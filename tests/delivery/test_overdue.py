@@ -17,7 +17,7 @@ from delivery.enqueue import DELIVERIES
 from delivery.models import Delivery, Kind, State
 from outbox.sweep import work_sweep
 from outbox.tasks import outbox_sweep
-from tests.delivery.conftest import purge_delivery_queue, wait_until
+from tests.delivery.helpers import purge_delivery_queue, wait_until
 
 LATE = 180  # DELIVERY_SWEEP_GRACE_SECONDS (120) + DELIVERY_SWEEP_INTERVAL_SECONDS (60)
 

@@ -17,7 +17,7 @@ from standardwebhooks import Webhook as StandardWebhook
 
 from attribution_site.celery import app as celery_app
 from delivery.models import Delivery, DeliveryAttempt, State
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     install_event,
     make_postback,
     make_webhook,

@@ -18,7 +18,7 @@ from delivery.models import Delivery, DeliveryAttempt, State
 from networks import services as integrations_services
 from outbox.http import LOCAL_DESTINATIONS_HINT
 from tests.delivery.receivers import Reply
-from tests.networks.google.conftest import (  # noqa: F401 - fixtures shared with networks' Google tests
+from tests.networks.google.helpers import (  # noqa: F401 - fixtures shared with networks' Google tests
     DEV_TOKEN,
     GAID,
     LINK_ID,

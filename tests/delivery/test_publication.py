@@ -14,7 +14,7 @@ from attribution_site.write_batch import WriteBatch
 from delivery import enqueue, services
 from delivery.models import Delivery, DeliveryAttempt, State
 from outbox import sweep
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     event_tracked,
     install_event,
     make_postback,

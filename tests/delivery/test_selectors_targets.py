@@ -5,7 +5,7 @@ import pytest
 
 from delivery import selectors
 from delivery.models import Kind
-from tests.conftest import served_from_memory
+from tests.helpers import served_from_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_an_operator_switching_a_postback_off_in_the_admin_reaches_the_targets(
         app, django_user_model, live_local_caches):
     from django.test import Client
 
-    from tests.delivery.conftest import make_postback
+    from tests.delivery.helpers import make_postback
 
     postback = make_postback(app, "https://network.example/pb", media_source="facebook")
     assert [t.media_source for t in selectors.delivery_targets(app_ids=[app.id])] == ["facebook"]

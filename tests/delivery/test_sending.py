@@ -16,7 +16,7 @@ from delivery import services
 from delivery.enqueue import DELIVERIES
 from delivery.models import Delivery, DeliveryAttempt, State
 from outbox.sweep import work_sweep
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     attempt_all,
     event_tracked,
     install_event,

@@ -9,7 +9,7 @@ from standardwebhooks import Webhook as StandardWebhook
 
 from delivery import payloads
 from delivery.models import Delivery, State, Webhook
-from tests.delivery.conftest import attempt_all, install_event, publish
+from tests.delivery.helpers import attempt_all, install_event, publish
 from tests.legacy_secrets import FOREIGN_KEY, legacy_token
 
 pytestmark = pytest.mark.django_db

@@ -24,7 +24,7 @@ from delivery.enqueue import DELIVERIES
 from delivery.models import Delivery, DeliveryAttempt, State
 from outbox.sweep import work_sweep
 from outbox.tasks import outbox_sweep
-from tests.delivery.conftest import (
+from tests.delivery.helpers import (
     install_event,
     make_postback,
     make_webhook,

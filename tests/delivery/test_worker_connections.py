@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 
 from delivery.models import Delivery, DeliveryAttempt, State
-from tests.conftest import REQUIRE_SERVICES
-from tests.delivery.conftest import install_event, make_postback, publish, wait_until
+from tests.delivery.helpers import install_event, make_postback, publish, wait_until
+from tests.helpers import REQUIRE_SERVICES
 from tests.processes import Process, service_env
 
 pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

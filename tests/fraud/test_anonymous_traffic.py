@@ -11,7 +11,7 @@ from netaddr import IPSet
 from fraud import networks
 from fraud import services as fraud_services
 from fraud import verdict as v
-from tests.fraud.conftest import click
+from tests.fraud.helpers import click
 from tracking.models import Install
 
 VPN_ADDRESS = "198.51.100.20"

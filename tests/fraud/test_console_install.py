@@ -5,7 +5,7 @@ import html
 
 import pytest
 
-from tests.fraud.conftest import click, install
+from tests.fraud.helpers import click, install
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from django.urls import reverse
 
-from tests.console.conftest import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.fraud.test_report import DAY, scene  # noqa: F401 - the report's hand-built fixture
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,7 @@ def test_an_empty_range_says_so(console, app):
 
 
 def test_hostile_source_and_campaign_are_shown_as_text(console, app):
-    from tests.analytics.conftest import install
+    from tests.analytics.helpers import install
 
     row = install(app, datetime(2026, 3, 10, 12, tzinfo=UTC), "dev-x", source=XSS_SOURCE,
                   campaign=XSS_CAMPAIGN)

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from fraud import services as fraud_services
 from fraud import verdict as v
 from fraud.models import AppFraudSettings, SigningSecret, SourceFlag
-from tests.fraud.conftest import click, install
+from tests.fraud.helpers import click, install
 
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from delivery.models import Delivery, Kind, PostbackConfig
-from tests.delivery.conftest import make_webhook
-from tests.fraud.conftest import click, install
+from tests.delivery.helpers import make_webhook
+from tests.fraud.helpers import click, install
 from tracking.models import Event
 
 pytestmark = pytest.mark.django_db

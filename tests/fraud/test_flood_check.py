@@ -18,9 +18,9 @@ from delivery.models import Delivery
 from fraud import selectors as fraud_selectors
 from fraud import services as fraud_services
 from fraud.models import SourceFlag
-from tests.analytics.conftest import install
+from tests.analytics.helpers import install
 from tests.clock import last_noon
-from tests.delivery.conftest import make_postback, make_webhook
+from tests.delivery.helpers import make_postback, make_webhook
 from tests.factories import AppFactory
 from tests.fraud.test_flood import clean_ctits, flood_ctits
 from tracking.models import ClickArchive, Install

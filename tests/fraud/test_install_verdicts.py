@@ -7,7 +7,7 @@ import pytest
 
 from fraud import services as fraud_services
 from fraud import verdict as v
-from tests.fraud.conftest import click, install
+from tests.fraud.helpers import click, install
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 
 from fraud.models import BotClicks, SignatureRefusal, SourceFlag
-from tests.analytics.conftest import event, install
+from tests.analytics.helpers import event, install
 from tracking.models import ClickArchive, Install
 
 pytestmark = pytest.mark.django_db

@@ -3,8 +3,8 @@
 import pytest
 
 from fraud import selectors
-from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 

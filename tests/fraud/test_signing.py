@@ -14,7 +14,7 @@ from fraud import services as fraud_services
 from fraud import signing
 from fraud import verdict as v
 from fraud.models import SignatureRefusal, SigningSecret
-from tests.console.conftest import console  # noqa: F401 - the console's signed-in client
+from tests.console.helpers import console  # noqa: F401 - the console's signed-in client
 from tests.legacy_secrets import legacy_token
 from tracking.models import Install
 

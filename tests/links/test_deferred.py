@@ -14,7 +14,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from links.models import Link
-from tests.tracking.conftest import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP, install_body
+from tests.tracking.helpers import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP, install_body
 from tracking.models import Install, Reengagement
 from tracking.referrer import store_referrer
 from tracking.services import ClickInput, click_record

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from links.models import Link, LinkDomain
 from tests.admin_browser import operator_logged_in
-from tests.tracking.conftest import ANDROID_BROWSER
+from tests.tracking.helpers import ANDROID_BROWSER
 
 pytestmark = pytest.mark.django_db
 

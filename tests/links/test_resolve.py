@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from links.models import Link, LinkDomain, LinkOpen
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import install_body
+from tests.tracking.helpers import install_body
 from tracking.models import Click, Install, Reengagement
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Integrations test helpers: an SDK client, and an app set up with Meta's example key."""
+"""Networks fixtures: an SDK client, and an app set up with Meta's example key."""
 
 import pytest
 from rest_framework.test import APIClient

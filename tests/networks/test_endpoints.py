@@ -8,8 +8,8 @@ import pytest
 
 from networks import selectors
 from networks.models import GoogleAdsConfig, MetaConfig
-from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 

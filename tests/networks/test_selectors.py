@@ -7,8 +7,8 @@ import pytest
 
 from networks import selectors, services
 from networks.models import GoogleAdsConfig, MetaConfig
-from tests.conftest import served_from_memory
 from tests.factories import AppFactory
+from tests.helpers import served_from_memory
 
 KEY = "0123456789abcdef" * 4
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from networks.models import GoogleAdsConfig, MetaConfig
 from tests.factories import AppFactory
 from tests.legacy_secrets import FOREIGN_KEY, legacy_token
 from tests.networks.meta.test_referrer import play_referrer
-from tests.tracking.conftest import ANDROID_SDK, PUBLIC_IP, install_body
+from tests.tracking.helpers import ANDROID_SDK, PUBLIC_IP, install_body
 from tracking.models import Install
 
 KEY = "0123456789abcdef" * 4

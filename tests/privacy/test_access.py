@@ -14,7 +14,7 @@ from outbox.sweep import kind_sweep
 from privacy import links, services
 from privacy.enqueue import RUNS
 from privacy.models import AccessDocument
-from tests.privacy.conftest import CUSTOMER, GAID, opendsr_body
+from tests.privacy.helpers import CUSTOMER, GAID, opendsr_body
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from delivery.payloads import standard_signature
 from privacy import services
 from privacy.models import CallbackState, StatusCallback, SubjectRequest
 from tests.delivery.receivers import Reply
-from tests.privacy.conftest import opendsr_body
+from tests.privacy.helpers import opendsr_body
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 
 from consent.models import ConsentRecord
 from privacy import services
-from tests.privacy.conftest import GAID, OTHER, opendsr_body
+from tests.privacy.helpers import GAID, OTHER, opendsr_body
 
 pytestmark = pytest.mark.django_db
 

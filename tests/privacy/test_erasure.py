@@ -18,8 +18,8 @@ from outbox.sweep import kind_sweep
 from privacy import services
 from privacy.enqueue import RUNS
 from privacy.models import RequestRun, RequestStatus, SubjectRequest
-from tests.privacy.conftest import CUSTOMER, GAID, OTHER, install, opendsr_body
-from tests.tracking.conftest import PUBLIC_IP
+from tests.privacy.helpers import CUSTOMER, GAID, OTHER, install, opendsr_body
+from tests.tracking.helpers import PUBLIC_IP
 from tracking.models import Click, ClickArchive, Event, Install
 
 pytestmark = pytest.mark.django_db

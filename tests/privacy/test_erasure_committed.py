@@ -10,7 +10,7 @@ import pytest
 from analytics.tasks import rollups_refresh
 from privacy import services
 from privacy.models import RequestStatus, SubjectRequest
-from tests.privacy.conftest import GAID, opendsr_body
+from tests.privacy.helpers import GAID, opendsr_body
 from tests.privacy.test_erasure import figures
 from tracking.models import Install
 

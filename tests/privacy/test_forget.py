@@ -7,7 +7,7 @@ import pytest
 from privacy import identities, services
 from privacy.models import RequestStatus, Source, SubjectRequest
 from tests.factories import AppFactory, issue_key
-from tests.privacy.conftest import GAID
+from tests.privacy.helpers import GAID
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,9 @@ from django.test.utils import CaptureQueriesContext
 
 from privacy import services
 from privacy.models import RequestStatus, SubjectRequest
-from tests.conftest import client_for
 from tests.factories import AppFactory, UserFactory
-from tests.privacy.conftest import opendsr_body
+from tests.helpers import client_for
+from tests.privacy.helpers import opendsr_body
 
 pytestmark = pytest.mark.django_db
 

@@ -24,7 +24,7 @@ from privacy.models import (
     StatusCallback,
     SubjectRequest,
 )
-from tests.privacy.conftest import GAID, install, opendsr_body
+from tests.privacy.helpers import GAID, install, opendsr_body
 from tests.privacy.test_callbacks import send_all, verified
 from tracking.models import Install
 

@@ -10,7 +10,7 @@ from delivery.payloads import standard_signature
 from privacy import services
 from privacy.models import CallbackState, StatusCallback, SubjectRequest
 from tests.legacy_secrets import FOREIGN_KEY, legacy_token
-from tests.privacy.conftest import opendsr_body
+from tests.privacy.helpers import opendsr_body
 
 pytestmark = pytest.mark.django_db
 

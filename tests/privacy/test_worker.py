@@ -11,8 +11,8 @@ import json
 import pytest
 
 from privacy.models import RequestStatus, SubjectRequest
-from tests.delivery.conftest import wait_until
-from tests.privacy.conftest import GAID, install, opendsr_body
+from tests.delivery.helpers import wait_until
+from tests.privacy.helpers import GAID, install, opendsr_body
 from tracking.models import Install
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

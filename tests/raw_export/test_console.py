@@ -10,9 +10,9 @@ import pytest
 from accounts.models import User
 from raw_export import services
 from raw_export.models import Destination, Run
-from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, assert_shown_as_text
 from tests.factories import UserFactory
-from tests.raw_export.conftest import create, directory_body, s3_body
+from tests.raw_export.helpers import create, directory_body, s3_body
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pytest
 from accounts.models import User
 from raw_export.models import Destination
 from tests.factories import AppFactory, UserFactory
-from tests.raw_export.conftest import create, directory_body, s3_body
+from tests.raw_export.helpers import create, directory_body, s3_body
 
 pytestmark = pytest.mark.django_db
 
@@ -179,7 +179,7 @@ def test_another_organizations_destination_is_not_found(owner_api, outsider_api,
 
 
 def test_members_may_not_manage_destinations(owner):
-    from tests.conftest import client_for
+    from tests.helpers import client_for
 
     member = UserFactory(organization=owner.organization, role=User.Role.MEMBER)
     response = client_for(member).get(URL)

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from attribution_site.celery import app as celery_app
 from raw_export.models import Run
-from tests.analytics.conftest import install
-from tests.raw_export.conftest import create, directory_body
+from tests.analytics.helpers import install
+from tests.raw_export.helpers import create, directory_body
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import duckdb
 import pytest
 
 from raw_export import services
-from tests.analytics.conftest import at, build_scenario, install
-from tests.raw_export.conftest import create, s3_body
+from tests.analytics.helpers import at, build_scenario, install
+from tests.raw_export.helpers import create, s3_body
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

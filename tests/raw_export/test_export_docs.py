@@ -19,7 +19,7 @@ import pytest
 from raw_export import columns
 from raw_export.storage import DirectoryStorage
 from raw_export.writing import write_run
-from tests.analytics.conftest import build_scenario
+from tests.analytics.helpers import build_scenario
 from tracking.models import Event, Install
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "export.md"

@@ -18,8 +18,8 @@ from outbox.sweep import kind_sweep
 from raw_export import policy, services, writing
 from raw_export.enqueue import RUNS
 from raw_export.models import Destination, Run, RunAttempt
-from tests.analytics.conftest import install
-from tests.raw_export.conftest import create, directory_body, s3_body
+from tests.analytics.helpers import install
+from tests.raw_export.helpers import create, directory_body, s3_body
 
 pytestmark = pytest.mark.django_db
 

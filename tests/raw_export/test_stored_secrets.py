@@ -8,7 +8,7 @@ import pytest
 
 from raw_export.models import Destination
 from tests.legacy_secrets import FOREIGN_KEY, legacy_token
-from tests.raw_export.conftest import create, s3_body
+from tests.raw_export.helpers import create, s3_body
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from raw_export import columns
 from raw_export.storage import DirectoryStorage
 from raw_export.writing import write_run
 from skan.models import Postback
-from tests.analytics.conftest import at, install
+from tests.analytics.helpers import at, install
 from tracking.models import Reengagement
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from raw_export.models import Run
-from tests.analytics.conftest import install
-from tests.delivery.conftest import readme_process, wait_until  # noqa: F401 - fixture
-from tests.raw_export.conftest import create, directory_body
+from tests.analytics.helpers import install
+from tests.delivery.helpers import readme_process, wait_until  # noqa: F401 - fixture
+from tests.raw_export.helpers import create, directory_body
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -21,7 +21,7 @@ from privacy.erasure import ERASERS
 from raw_export import columns
 from raw_export.storage import DirectoryStorage, S3Storage, StorageError
 from raw_export.writing import write_run
-from tests.analytics.conftest import at, build_scenario, click, event, install
+from tests.analytics.helpers import at, build_scenario, click, event, install
 from tests.raw_export.s3_server import _moto_process, s3_bucket, s3_server  # noqa: F401 (fixtures)
 from tracking.models import Install
 

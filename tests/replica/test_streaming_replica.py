@@ -29,7 +29,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from tests.browser.conftest import free_port, readme_web_command
+from tests.browser.helpers import free_port, readme_web_command
 from tests.delivery.receivers import Receiver
 from tests.processes import Process
 from tests.replica.cluster import ReplicaPair

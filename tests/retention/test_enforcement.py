@@ -15,7 +15,7 @@ from apps_registry.models import App
 from retention import tasks
 from retention.models import Enforcement, Progress
 from retention.services import retention_enforce
-from tests.retention.conftest import click_pair, days_ago, stored_click
+from tests.retention.helpers import click_pair, days_ago, stored_click
 from tracking.models import ClickArchive
 
 pytestmark = pytest.mark.django_db

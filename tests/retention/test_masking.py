@@ -13,7 +13,7 @@ from retention import policy
 from retention.models import Progress
 from retention.services import MASKING, retention_enforce
 from tests.factories import AppFactory
-from tests.retention.conftest import (
+from tests.retention.helpers import (
     UA,
     click_pair,
     days_ago,

@@ -12,9 +12,9 @@ import pytest
 from analytics import rollups
 from analytics.models import Rollup
 from retention.services import retention_enforce
-from tests.analytics.conftest import build_scenario
+from tests.analytics.helpers import build_scenario
 from tests.factories import AppFactory
-from tests.retention.conftest import click_pair, days_ago, event_at, install_at
+from tests.retention.helpers import click_pair, days_ago, event_at, install_at
 from tracking import partition_sql, partitions
 from tracking.models import Click, ClickArchive, Event, Install
 

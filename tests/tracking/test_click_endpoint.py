@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from tests.factories import AppFactory
-from tests.tracking.conftest import (
+from tests.tracking.helpers import (
     ANDROID_BROWSER,
     DESKTOP,
     IPHONE_SAFARI,

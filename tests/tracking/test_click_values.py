@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.tracking.conftest import ANDROID_SDK, click_through, install_body
+from tests.tracking.helpers import ANDROID_SDK, click_through, install_body
 from tracking import click_links
 from tracking.click_values import MAX_LENGTH, TOO_LONG, click_values
 from tracking.models import Click, Install

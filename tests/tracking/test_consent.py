@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps_registry.models import App, IosFingerprinting
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import IPHONE_SAFARI, PUBLIC_IP, click_through, install_body
+from tests.tracking.helpers import IPHONE_SAFARI, PUBLIC_IP, click_through, install_body
 from tracking import attribution
 from tracking.attribution import (
     FINGERPRINT_SKIPPED,
@@ -244,7 +244,7 @@ def test_an_unknown_policy_is_refused_with_the_field_named(owner_api, ios_app, v
 
 @pytest.mark.django_db
 def test_an_android_install_of_the_same_network_is_still_fingerprinted(api, app, sdk):
-    from tests.tracking.conftest import ANDROID_SDK
+    from tests.tracking.helpers import ANDROID_SDK
 
     click_through(api, app, pid="tiktok")
     response = sdk.post("/api/v1/installs", install_body(
@@ -259,7 +259,7 @@ def test_an_android_install_of_the_same_network_is_still_fingerprinted(api, app,
 def test_the_install_path_reads_the_policy_from_memory_and_a_change_at_once(
         api, owner_api, ios_app, ios_sdk, live_local_caches):
     from apps_registry import selectors
-    from tests.conftest import served_from_memory
+    from tests.helpers import served_from_memory
 
     assert served_from_memory(lambda: selectors.app_target(app_id=ios_app.id))
     click_through(api, ios_app, user_agent=IPHONE_SAFARI, pid="snap")

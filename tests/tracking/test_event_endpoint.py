@@ -8,7 +8,7 @@ import pytest
 
 from attribution_site import domain_events
 from tests.factories import AppFactory
-from tests.tracking.conftest import install_body
+from tests.tracking.helpers import install_body
 from tracking.attribution import usable_device_id
 from tracking.event_batch import MAX_EVENTS_PER_BATCH
 from tracking.models import Event, Install

@@ -7,7 +7,7 @@ from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
 from attribution_site import prepared
-from tests.tracking.conftest import click_through, install_body
+from tests.tracking.helpers import click_through, install_body
 
 pytestmark = pytest.mark.django_db
 

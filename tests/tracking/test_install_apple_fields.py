@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import install_body
+from tests.tracking.helpers import install_body
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

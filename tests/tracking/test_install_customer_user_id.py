@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tracking.conftest import ANDROID_SDK, PUBLIC_IP, install_body
+from tests.tracking.helpers import ANDROID_SDK, PUBLIC_IP, install_body
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db

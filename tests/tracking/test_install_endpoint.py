@@ -9,7 +9,7 @@ from django.utils import timezone
 from apps_registry.models import ApiKey
 from attribution_site import domain_events
 from tests.factories import AppFactory, issue_key
-from tests.tracking.conftest import (
+from tests.tracking.helpers import (
     ANDROID_SDK,
     IPHONE_SAFARI,
     PUBLIC_IP,
@@ -394,7 +394,7 @@ def test_a_webhook_added_between_installs_gets_the_next_one(sdk, app, owner_api,
                                                             live_local_caches):
     from delivery import selectors
     from delivery.models import Delivery
-    from tests.conftest import served_from_memory
+    from tests.helpers import served_from_memory
 
     assert post_install(sdk, app, device_id="gaid-1").status_code == 201
     assert served_from_memory(lambda: selectors.delivery_targets(app_ids=[app.id]))

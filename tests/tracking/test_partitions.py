@@ -300,7 +300,7 @@ def test_events_and_hot_clicks_from_days_beat_missed_move_to_their_own_partition
 @pytest.mark.postgres
 @pytest.mark.django_db
 def test_new_rows_land_in_the_partition_of_their_day_or_week(app, api):
-    from tests.tracking.conftest import click_through
+    from tests.tracking.helpers import click_through
 
     click_through(api, app)
     today = partitions.day_of(timezone.now())

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from tests.tracking.conftest import click_through
+from tests.tracking.helpers import click_through
 from tracking.models import Click, ClickArchive
 
 pytestmark = pytest.mark.django_db

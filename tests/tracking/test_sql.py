@@ -7,7 +7,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tests.tracking.conftest import click_through, install_body
+from tests.tracking.helpers import click_through, install_body
 from tracking import selectors, sql
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from tests.tracking.conftest import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP
+from tests.tracking.helpers import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP
 from tracking import attribution, fingerprint, partition_sql, services, sql
 from tracking.referrer import store_referrer
 

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from privacy import services as privacy_services
-from tests.web.conftest import ORIGIN, new_web_id
+from tests.web.helpers import ORIGIN, new_web_id
 from tracking.models import Install
 from web.models import Visit, WebId
 

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.web.conftest import ORIGIN, new_web_id
+from tests.web.helpers import ORIGIN, new_web_id
 from tracking.models import Install, Reengagement
 from web.models import Visit, WebId
 

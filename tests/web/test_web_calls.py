@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from consent.models import ConsentRecord
 from tests.factories import issue_key
-from tests.web.conftest import ORIGIN, Page, new_web_id
+from tests.web.helpers import ORIGIN, Page, new_web_id
 from tracking.models import Event, Install
 from web.models import WebId
 

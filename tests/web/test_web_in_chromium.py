@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from consent.models import ConsentRecord
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Troubles, stored
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, Troubles, stored
 from tests.factories import AppFactory, issue_key
 from tests.links.visitors import DESKTOP_CHROME
 from tests.processes import (

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, Troubles
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, Troubles
 from tests.links.visitors import ANDROID_CHROME
 
 pytestmark = [pytest.mark.browser]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import AppFactory
+from tests.web_to_app.helpers import (
+    ORIGIN,
+)
 
 
 @pytest.fixture
@@ -32,9 +35,6 @@ def linked(owner_api, web_app, android_app, ios_app):
         "linked_apps": [str(ios_app.id), str(android_app.id)]}, format="json")
     assert response.status_code == 200, response.json()
     return web_app
-
-
-ORIGIN = "https://shop.example"
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from links.models import Link
-from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.helpers import client_for
 from web_to_app.models import Banner, BannerLink
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.console.conftest import XSS_CAMPAIGN, assert_shown_as_text
+from tests.console.helpers import XSS_CAMPAIGN, assert_shown_as_text
 from tests.factories import UserFactory
 from web_to_app.models import Banner, LinkedApp
 

@@ -13,8 +13,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import issue_key
-from tests.tracking.conftest import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP, install_body
-from tests.web_to_app.conftest import ORIGIN
+from tests.tracking.helpers import ANDROID_BROWSER, ANDROID_SDK, PUBLIC_IP, install_body
+from tests.web_to_app.helpers import ORIGIN
 from tracking.models import Click, Install
 from web_to_app.models import WebClick
 

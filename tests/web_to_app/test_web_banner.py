@@ -11,8 +11,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import issue_key
-from tests.tracking.conftest import ANDROID_BROWSER, IPHONE_SAFARI
-from tests.web_to_app.conftest import ORIGIN
+from tests.tracking.helpers import ANDROID_BROWSER, IPHONE_SAFARI
+from tests.web_to_app.helpers import ORIGIN
 from web_to_app.models import BannerEvent
 
 pytestmark = pytest.mark.django_db

@@ -20,8 +20,8 @@ from delivery.models import Delivery
 from networks.google import claims
 from networks.google.policy import State, Step
 from networks.models import GoogleClaim, GoogleClaimAttempt
-from tests.delivery.conftest import make_postback, make_webhook
-from tests.networks.google.conftest import (
+from tests.delivery.helpers import make_postback, make_webhook
+from tests.networks.google.helpers import (
     AD_EVENT,
     DEV_TOKEN,
     GAID,

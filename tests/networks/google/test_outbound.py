@@ -8,7 +8,7 @@ import pytest
 
 from networks.models import GoogleClaim
 from outbox.http import LOCAL_DESTINATIONS_HINT
-from tests.networks.google.conftest import android_install, google
+from tests.networks.google.helpers import android_install, google
 from tests.networks.google.test_claims import send_due
 from tests.outbound import PUBLIC, Network
 

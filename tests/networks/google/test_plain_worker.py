@@ -11,8 +11,8 @@ import pytest
 
 from networks.google.policy import State
 from networks.models import GoogleClaim
-from tests.delivery.conftest import wait_until
-from tests.networks.google.conftest import DEV_TOKEN, android_install, google
+from tests.delivery.helpers import wait_until
+from tests.networks.google.helpers import DEV_TOKEN, android_install, google
 from tracking.models import Install
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

@@ -14,7 +14,7 @@ import pytest
 from networks.google import policy, protocol
 from networks.google.policy import CrossNetwork, Outcome, Reading, State, Step
 from networks.google.referrer import google_click, platform_referrers
-from tests.networks.google.conftest import AD_EVENT, ATTRIBUTED, NOT_ATTRIBUTED
+from tests.networks.google.helpers import AD_EVENT, ATTRIBUTED, NOT_ATTRIBUTED
 from tracking.attribution import attribute
 from tracking.reattribution import google_ads_replaces, google_ads_step
 from tracking.referrer import parse_install_referrer

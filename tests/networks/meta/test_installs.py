@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from analytics import rollups
 from networks import services as integration_services
-from tests.conftest import served_from_memory
+from tests.helpers import served_from_memory
 from tests.networks.meta.test_referrer import (
     EXAMPLE_CAMPAIGN,
     EXAMPLE_DATA,
@@ -22,7 +22,7 @@ from tests.networks.meta.test_referrer import (
     EXAMPLE_NONCE,
     play_referrer,
 )
-from tests.tracking.conftest import ANDROID_SDK, PUBLIC_IP, click_through, install_body
+from tests.tracking.helpers import ANDROID_SDK, PUBLIC_IP, click_through, install_body
 from tracking.models import Install
 
 pytestmark = pytest.mark.django_db
