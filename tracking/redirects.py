@@ -8,9 +8,10 @@
    platform's store;
 3. a default store URL from settings.
 A Play Store target carries our click id in its `referrer` parameter, so the Android install
-referrer names the exact click; a web page (a web app's domain, or a `redirect_url` that is no
-app store) carries it as `attribution_click_id`, which the web script reads on landing and the
-web visit's attribution matches (docs/web.md).
+referrer names the exact click. A web app's click lands on a web page (its domain, or a
+`redirect_url` that is no app store) carrying it as `attribution_click_id`, which the web script
+reads on landing and the web visit's attribution matches (docs/web.md). A mobile app's
+`redirect_url` is returned as given, as the spec's redirect priority says.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def redirect_target(*, redirect_url: str | None, device_platform: str,
     if click_id is not None:
         target = with_play_referrer(target, click_id=click_id, media_source=media_source,
                                     campaign_id=campaign_id)
-        target = with_web_click_id(target, click_id=click_id)
+        if app is not None and app.platform == "web":
+            target = with_web_click_id(target, click_id=click_id)
     return target
 
 

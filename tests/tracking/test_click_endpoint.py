@@ -56,11 +56,18 @@ def test_web_app_goes_to_its_domain_naming_the_click(api, owner):
     assert location == f"https://app.example.com/?attribution_click_id={Click.objects.get().id}"
 
 
-def test_redirect_url_has_the_highest_priority_and_names_the_click(api, app):
+def test_redirect_url_has_the_highest_priority_and_is_returned_as_given(api, app):
     response = click_through(api, app, redirect_url="https://landing.example.com/x?y=1")
+    assert response["Location"] == "https://landing.example.com/x?y=1"
+    assert Click.objects.count() == 1
+
+
+def test_a_web_apps_redirect_url_names_the_click(api, owner):
+    web = AppFactory(organization=owner.organization, platform="web", package_name=None,
+                     domain="app.example.com")
+    response = click_through(api, web, redirect_url="https://landing.example.com/x?y=1")
     assert response["Location"] == (
         f"https://landing.example.com/x?y=1&attribution_click_id={Click.objects.get().id}")
-    assert Click.objects.count() == 1
 
 
 @pytest.mark.parametrize("bad", ["javascript:alert(1)", "data:text/html,x", "//evil.com/x",
