@@ -12,7 +12,8 @@ destination in the app's scheme (`myapp://...`, allowed at save for the "Open" b
 skipped by the redirect: a 302 to an app that is not installed strands the visitor on an error
 page. The in-app browser interstitial offers it as a second button (`app_open_url`). When a
 click was recorded and the target is a Play Store URL (the app's, or the link's own Android
-destination), its `referrer` names the click, exactly as /clicks does.
+destination), its `referrer` names the click, exactly as /clicks does; a web app's web page names
+it as `attribution_click_id`, which the web script reads on landing.
 
 Visitors (`visitor_kind`) are classified from the uap-core families the UA parser gives (it knows
 the Facebook, Messenger, Instagram, TikTok, Snapchat, X/Twitter, LINE and WeChat app browsers,
@@ -36,6 +37,7 @@ from tracking.redirects import (
     safe_redirect_url,
     store_target,
     with_play_referrer,
+    with_web_click_id,
 )
 
 # The codes a link may have (links/codes.py validates them at save): anything else is unknown
@@ -63,7 +65,7 @@ class LinkDestinations(Protocol):
 @dataclass(frozen=True)
 class Destination:
     url: str
-    # A Play Store URL whose referrer names the recorded click.
+    # The target names the recorded click (a Play Store referrer, a web app's page).
     carries_click: bool
 
 
@@ -110,6 +112,10 @@ def link_target(*, device_platform: str, link: LinkDestinations, app: AppStores 
                   None) or default_target(device_platform=device_platform, defaults=defaults)
     if click_id is None:
         return Destination(url=target, carries_click=False)
+    if app is not None and app.platform == "web":
+        # The web script on the landing page reads the click back (docs/web.md).
+        named = with_web_click_id(target, click_id=click_id)
+        return Destination(url=named, carries_click=named != target)
     with_referrer = with_play_referrer(target, click_id=click_id, media_source=media_source,
                                        campaign_id=campaign_id)
     return Destination(url=with_referrer, carries_click=with_referrer != target)

@@ -75,6 +75,20 @@ def test_a_destination_elsewhere_carries_no_referrer():
     assert destination == routing.Destination("https://x.example.com/i", carries_click=False)
 
 
+def test_a_web_apps_page_names_the_recorded_click_for_the_web_script():
+    web_app = SimpleNamespace(platform="web", app_store_url=None, play_store_url=None,
+                              domain="shop.example")
+    destination = target("other", link(web_url="https://shop.example/p?a=1"), app=web_app,
+                         click_id=CLICK)
+    assert destination == routing.Destination(
+        f"https://shop.example/p?a=1&attribution_click_id={CLICK}", carries_click=True)
+
+
+def test_a_mobile_apps_web_destination_is_followed_as_given():
+    destination = target("other", link(web_url="https://x.example.com/w"), click_id=CLICK)
+    assert destination == routing.Destination("https://x.example.com/w", carries_click=False)
+
+
 def test_desktop_goes_to_the_web_destination_then_the_domain_then_the_store():
     assert target("other", link(web_url="https://x.example.com/w")).url == (
         "https://x.example.com/w")
