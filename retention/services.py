@@ -25,6 +25,7 @@ from apps_registry.selectors import app_retention_limits
 from retention import policy
 from retention.models import Enforcement, Progress
 from tracking import retention as tracking_retention
+from web import retention as web_retention
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ def _mask(*, now, limits, batch_size, deadline, outcome: Outcome, rescan: bool) 
 def _delete_raw(*, now, limits, batch_size, deadline, outcome: Outcome) -> None:
     cutoffs = policy.cutoffs_by_app(now=now, limits=limits, raw=True)
     common = policy.common_cutoff(cutoffs.values())
-    for target in tracking_retention.RAW:
+    for target in (*tracking_retention.RAW, web_retention.VISITS):
         outcome.partitions_dropped += tracking_retention.raw_partitions_drop(
             target=target, periods=policy.whole_periods(
                 tracking_retention.partition_periods(target), cutoff=common))

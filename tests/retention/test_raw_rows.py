@@ -5,6 +5,7 @@ rollups: the dashboard's figures are the same after masking and deleting."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,25 @@ from tracking.models import Click, ClickArchive, Event, Install
 pytestmark = pytest.mark.django_db
 
 IP = "81.2.69.77"
+
+
+def test_web_visits_past_the_limit_go_and_web_ids_stay(now):
+    from web.models import Visit, WebId
+
+    web_app = AppFactory(platform="web", package_name=None, domain="shop.example",
+                         raw_retention_days=45)
+    WebId.objects.create(app=web_app, web_id="w-1")
+    old, young = (Visit.objects.create(
+        app=web_app, visit_id=uuid.uuid4(), web_id="w-1", visited_at=days_ago(now, d),
+        received_at=days_ago(now, d), url="https://shop.example/", match_type="organic")
+        for d in (50, 40))
+
+    outcome = retention_enforce(now=now)
+
+    assert list(Visit.objects.values_list("id", flat=True)) == [young.id]
+    assert outcome.deleted["web_visits"] == 1
+    assert WebId.objects.filter(app=web_app).count() == 1
+    assert not Visit.objects.filter(id=old.id).exists()
 
 
 def test_raw_rows_past_the_limit_go_and_installs_stay(app, now):
@@ -59,7 +79,7 @@ def test_an_app_with_a_longer_limit_keeps_its_rows_of_the_same_day(app, now):
     assert ClickArchive.objects.filter(id=kept).exists()
     assert list(Event.objects.values_list("id", flat=True)) == [kept_event.id]
     assert outcome.partitions_dropped == []
-    assert outcome.deleted == {"click_archive": 1, "events": 1}
+    assert outcome.deleted == {"click_archive": 1, "events": 1, "web_visits": 0}
 
 
 @pytest.mark.postgres
