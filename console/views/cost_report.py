@@ -13,7 +13,8 @@ from console.views.reports import ReportPage
 
 GROUP_LABELS = {"media_source": "Media source", "campaign": "Campaign", "adset": "Ad set",
                 "ad": "Ad", "day": "Day"}
-SOURCE_WORDS = {"pull": "Pulled", "csv": "Uploaded", "mixed": "Pulled and uploaded", None: tables.DASH}
+SOURCE_WORDS = {"pull": "Pulled", "csv": "Uploaded", "mixed": "Pulled and uploaded",
+                None: tables.DASH}
 
 
 class CostPage(ReportPage):
