@@ -357,6 +357,16 @@ class SourceValueOutput(serializers.Serializer):
                            help_text="Revenue to date of these installs.")
     ltv = money(allow_null=True)
     unconverted_cohort_revenue = unconverted("cohort_revenue")
+    cost = money(source="cost.amount", allow_null=True, help_text=(
+        "Spend of the range that counts (pulled over uploaded) for this source; null: none."))
+    roas = percent(help_text="Cohort ROAS: cohort_revenue / cost x 100, to date.")
+    unconverted_cost = unconverted("cost")
+
+    def to_representation(self, instance):
+        body = super().to_representation(instance)
+        if not instance.cost.known:
+            body["cost"] = None  # unknown, not zero
+        return body
 
 
 class RevenueOutput(HeaderOutput):

@@ -183,13 +183,17 @@ def test_revenue_totals_arpu_and_lifetime_value_by_source(owner_api, scenario):
         "unconverted_blocked_revenue": [], "unconverted_post_attribution_revenue": [],
     }
     assert data["by_source"] == [
+        # Cohort ROAS: revenue to date / the spend of the range: (305/9) / (470/9).
         {"media_source": "facebook", "source_type": "paid", "installs": 2,
-         "cohort_revenue": 33.89, "ltv": 16.94, "unconverted_cohort_revenue": []},
+         "cohort_revenue": 33.89, "ltv": 16.94, "unconverted_cohort_revenue": [],
+         "cost": 52.22, "roas": 64.89, "unconverted_cost": []},
         {"media_source": "google", "source_type": "paid", "installs": 2,
-         "cohort_revenue": 5.0, "ltv": 2.5, "unconverted_cohort_revenue": []},
+         "cohort_revenue": 5.0, "ltv": 2.5, "unconverted_cohort_revenue": [],
+         "cost": 10.0, "roas": 50.0, "unconverted_cost": [{"currency": "JPY", "amount": 5.0}]},
         {"media_source": "organic", "source_type": "organic", "installs": 2,
          "cohort_revenue": 2.5, "ltv": 1.25,
-         "unconverted_cohort_revenue": [{"currency": "BRL", "amount": 100.0}]},
+         "unconverted_cohort_revenue": [{"currency": "BRL", "amount": 100.0}],
+         "cost": None, "roas": None, "unconverted_cost": []},
     ]
 
 
