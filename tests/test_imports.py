@@ -233,3 +233,24 @@ def test_no_test_module_imports_a_conftest():
                      flags=re.M))
 
     assert importers == [], importers
+
+
+def test_each_folders_helpers_fixtures_are_registered_by_its_conftest():
+    """A fixture defined in a folder's helpers.py reaches that folder's tests only through the
+    conftest beside it importing it (a parameter of the same name once hid such an import from
+    the linter, which removed it)."""
+    missing = []
+    for helpers in (ROOT / "tests").rglob("helpers.py"):
+        conftest = helpers.with_name("conftest.py")
+        module = ".".join(helpers.relative_to(ROOT).with_suffix("").parts)
+        fixtures = [node.name for node in ast.parse(helpers.read_text()).body
+                    if isinstance(node, ast.FunctionDef)
+                    and any("fixture" in ast.unparse(d) for d in node.decorator_list)]
+        if not fixtures or not conftest.exists():
+            continue
+        imported = {alias.name for node in ast.parse(conftest.read_text()).body
+                    if isinstance(node, ast.ImportFrom) and node.module == module
+                    for alias in node.names}
+        missing += [f"{module}.{name}" for name in fixtures if name not in imported]
+
+    assert missing == [], missing

@@ -20,6 +20,8 @@ from tests.browser.helpers import (
     RECEIVER_BODY,
     SCREENSHOTS,
     browser,  # noqa: F401 - a fixture
+    local_ca,  # noqa: F401 - a fixture
+    page,  # noqa: F401 - a fixture
     service,  # noqa: F401 - a fixture
     troubles,  # noqa: F401 - a fixture
 )
@@ -38,7 +40,7 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
-def tls_receiver(local_ca) -> Iterator[Receiver]:
+def tls_receiver(local_ca) -> Iterator[Receiver]:  # noqa: F811 - the fixture imported above
     """An HTTPS receiver on 127.0.0.1 whose every answer is 200 with a body that would run a
     script if a page ever printed it as HTML."""
     receiver = Receiver(default=Reply(status=200, body=RECEIVER_BODY.encode()),
@@ -48,7 +50,7 @@ def tls_receiver(local_ca) -> Iterator[Receiver]:
 
 
 @pytest.fixture
-def screenshot(page) -> Callable[[str], Path]:
+def screenshot(page) -> Callable[[str], Path]:  # noqa: F811 - the fixture imported above
     """Save the whole page as <name>.png in the screenshots directory."""
 
     def save(name: str) -> Path:

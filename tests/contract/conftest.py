@@ -21,6 +21,7 @@ import pytest
 from tests.contract.helpers import (
     AppWithKey,
     android_app,
+    owner,  # noqa: F401 - a fixture
     service,  # noqa: F401 - a fixture
 )
 from tests.delivery.helpers import (  # noqa: F401 - fixtures
@@ -37,7 +38,7 @@ from tests.delivery.helpers import (  # noqa: F401 - fixtures
 
 
 @pytest.fixture
-def android(owner) -> AppWithKey:
+def android(owner) -> AppWithKey:  # noqa: F811 - the fixture imported above
     return android_app(owner)
 
 
