@@ -130,6 +130,7 @@ EXAMPLES: dict[str, Example] = {
     "analytics_attribution_retrieve": Example(query=period(model="linear")),
     "analytics_export_retrieve": Example(query=period(type="installs")),
     "analytics_fraud_retrieve": Example(query=period()),
+    "analytics_cost_retrieve": Example(query=period(group_by="campaign")),
     "analytics_skan": Example(query=period()),
     "analytics_web_to_app": Example(query=lambda w: {"app_id": w.web_app_id}),
     "costs_create": Example(body=lambda w: {"app_id": str(w.app.id), "rows": [
