@@ -104,6 +104,46 @@ class CampaignCost(models.Model):
         return f"{self.day} {self.media_source}/{self.campaign_id}: {self.cost} {self.currency}"
 
 
+class PulledCost(models.Model):
+    """Ad spend a network's reporting API reported for one day of one ad (or ad group).
+
+    Written only by `analytics.costs.cost_rows_replace`, which replaces one connection's rows
+    for the days a pull covers. Where a pulled row and an uploaded `CampaignCost` share a day,
+    media source and campaign, the pulled one counts (analytics/costs/precedence.py).
+    """
+
+    app = _app()
+    # The caller's stable label of the connection that pulled it (networks' integration): the
+    # scope a pull replaces. The row's source in reports is "pull".
+    connection = models.CharField(max_length=64)
+    media_source = models.CharField(max_length=32)
+    account = models.CharField(max_length=255)  # the ad account as the network names it
+    day = models.DateField()  # the ad account's day, as reported
+    campaign_id = models.CharField(max_length=255)
+    adset_id = models.CharField(max_length=255, blank=True, default="")
+    ad_id = models.CharField(max_length=255, blank=True, default="")
+    campaign_name = models.CharField(max_length=512, blank=True, default="")
+    adset_name = models.CharField(max_length=512, blank=True, default="")
+    ad_name = models.CharField(max_length=512, blank=True, default="")
+    currency = models.CharField(max_length=3, validators=[validate_currency])
+    spend = models.DecimalField(**MONEY)
+    impressions = models.BigIntegerField(default=0)
+    clicks = models.BigIntegerField(default=0)
+    pulled_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["app", "connection", "day", "campaign_id", "adset_id", "ad_id"],
+                name="pulled_cost_unique_key"),
+        ]
+        indexes = [models.Index(fields=["app", "day"], name="pulled_cost_app_day_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.media_source}/{self.campaign_id}/{self.ad_id}: " \
+            f"{self.spend} {self.currency}"
+
+
 # --- Rollup bookkeeping -----------------------------------------------------------------------
 
 class RollupState(models.Model):

@@ -19,10 +19,9 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Sum
 
-from analytics import counting
+from analytics import costs, counting
 from analytics.models import (
     AppReportSettings,
-    CampaignCost,
     CohortRevenueStat,
     CurrencyRate,
     DailyClickStat,
@@ -56,6 +55,11 @@ class Period:
     def rows(self, model, day_field: str = "day"):
         return model.objects.filter(app_id=self.app_id, **{
             f"{day_field}__gte": self.start, f"{day_field}__lte": self.end})
+
+    def costs(self, *, by_ad: bool = False) -> list[costs.CostFigure]:
+        """The spend that counts (analytics.costs: pulled over uploaded over none)."""
+        return costs.counted_costs(app_id=self.app_id, start=self.start, end=self.end,
+                                   by_ad=by_ad)
 
 
 def counted(rows):
@@ -175,15 +179,15 @@ def dashboard(*, period: Period, currency: str) -> Dashboard:
     revenue = list(counted(period.rows(DailyRevenueStat))
                    .values_list("day", "currency")
                    .annotate(amount=Sum("revenue")).order_by())
-    cost = list(period.rows(CampaignCost).values_list("day", "currency")
-                .annotate(amount=Sum("cost")).order_by())
-    book = rate_book(target=currency, currencies=[c for _, c, _ in revenue + cost],
+    cost = period.costs()
+    book = rate_book(target=currency,
+                     currencies=[c for _, c, _ in revenue] + [f.currency for f in cost],
                      through=period.end)
     for day, row_currency, amount in revenue:
         series[day].revenue.add(book, amount, row_currency, day)
     total_cost = Money()
-    for day, row_currency, amount in cost:
-        total_cost.add(book, amount, row_currency, day)
+    for figure in cost:
+        total_cost.add(book, figure.spend, figure.currency, figure.day)
     total_revenue = Money()
     for figures in series.values():
         total_revenue.merge(figures.revenue)
@@ -222,6 +226,7 @@ class Performance:
     clicks: int = 0
     revenue: Money = field(default_factory=Money)
     cost: Money = field(default_factory=Money)
+    cost_sources: set[str] = field(default_factory=set)  # costs.PULL, costs.CSV
     campaign_name: str | None = None  # as the platform named it (Meta's referrer), if known
     blocked_installs: int = 0  # refused by the fraud rules: not in `installs`
     post_attribution_installs: int = 0  # taken back after a click-flood finding
@@ -237,6 +242,10 @@ class Performance:
         return _cpi(self.cost, self.installs)
 
     @property
+    def cost_source(self) -> str | None:
+        return costs.source_of(self.cost_sources)
+
+    @property
     def roas(self) -> Decimal | None:
         return ratio(self.revenue.amount, self.cost.amount, scale=HUNDRED) if self.cost.known \
             else None
@@ -249,7 +258,8 @@ def sources(*, period: Period, currency: str) -> list[Performance]:
 
 
 def campaigns(*, period: Period, currency: str) -> list[Performance]:
-    """One row per (media source, campaign) of attributed installs, clicks and imported cost,
+    """One row per (media source, campaign) of attributed installs, clicks and the cost that
+    counts (analytics.costs),
     labelled with the campaign's name where a platform gave one."""
     return with_campaign_names(
         _performance(period=period, currency=currency, by_campaign=True), app_id=period.app_id)
@@ -298,14 +308,18 @@ def _performance(*, period: Period, currency: str, by_campaign: bool) -> list[Pe
         row(SourceType.PAID, *key).clicks += n
     revenue_rows = list(revenue.values_list("day", "currency", *identity)
                         .annotate(amount=Sum("revenue")).order_by())
-    cost_rows = list(period.rows(CampaignCost).values_list("day", "currency", *click_identity)
-                     .annotate(amount=Sum("cost")).order_by())
-    book = rate_book(target=currency, currencies=[r[1] for r in revenue_rows + cost_rows],
+    cost_rows = period.costs()
+    book = rate_book(target=currency,
+                     currencies=[r[1] for r in revenue_rows] + [f.currency for f in cost_rows],
                      through=period.end)
     for day, row_currency, *key, amount in revenue_rows:
         row(*key).revenue.add(book, amount, row_currency, day)
-    for day, row_currency, *key, amount in cost_rows:
-        row(SourceType.PAID, *key).cost.add(book, amount, row_currency, day)
+    for figure in cost_rows:
+        # A campaign with spend and no installs still gets its row ("cost without installs").
+        key = (figure.media_source, figure.campaign_id)[:len(click_identity)]
+        target = row(SourceType.PAID, *key)
+        target.cost.add(book, figure.spend, figure.currency, figure.day)
+        target.cost_sources.add(figure.source)
     order = {SourceType.PAID: 0, SourceType.ORGANIC: 1, SourceType.NO_INSTALL: 2}
     return sorted(rows.values(), key=lambda r: (order[r.source_type], -r.installs,
                                                 r.media_source or "", r.campaign_id or ""))

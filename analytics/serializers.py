@@ -27,6 +27,8 @@ from attribution_site.currencies import NOT_A_CURRENCY, currency_code
 from fraud.flood import BUCKETS
 
 EXPORT_TYPES = ("installs", "events", "revenue", "blocked_installs")
+COST_GROUPINGS = ("media_source", "campaign", "adset", "ad", "day")  # cost_report.GROUPINGS
+COST_SOURCES = ("pull", "csv", "mixed")
 MAX_COST_ROWS = 10_000
 REQUIRED = {"required": "This parameter is required."}
 # The SDK's event timestamps start in 2000 (docs/decisions.md, Events); nothing is older.
@@ -87,6 +89,12 @@ class AttributionQuery(PeriodQuery):
                                                     f"Must be one of {', '.join(MODELS)}."})
 
 
+class CostQuery(PeriodQuery):
+    group_by = serializers.ChoiceField(
+        choices=COST_GROUPINGS, required=False, default="campaign",
+        error_messages={"invalid_choice": f"Must be one of {', '.join(COST_GROUPINGS)}."})
+
+
 class ExportQuery(PeriodQuery):
     type = serializers.ChoiceField(choices=EXPORT_TYPES, error_messages={
         **REQUIRED, "invalid_choice": f"Must be one of {', '.join(EXPORT_TYPES)}."})
@@ -138,10 +146,28 @@ class CostImportInput(StrictSerializer):
         return parsed
 
 
+class ShadowedRowOutput(serializers.Serializer):
+    """One (date, media_source, campaign_id) key; read from the tuple itself."""
+
+    date = serializers.DateField()
+    media_source = serializers.CharField()
+    campaign_id = serializers.CharField()
+
+    def to_representation(self, key):
+        day, media_source, campaign_id = key
+        return {"date": day.isoformat(), "media_source": media_source,
+                "campaign_id": campaign_id}
+
+
 class CostImportOutput(serializers.Serializer):
     rows = serializers.IntegerField(help_text="Rows received.")
     created = serializers.IntegerField(help_text="Keys that had no cost before.")
     updated = serializers.IntegerField(help_text="Keys whose cost was replaced.")
+    shadowed = serializers.IntegerField(source="shadowed_count", help_text=(
+        "Rows stored but not counted: a network's pulled spend covers their day, media source "
+        "and campaign (a row without campaign: any pulled spend of its day and media source)."))
+    shadowed_rows = ShadowedRowOutput(many=True, source="shadowed_first", help_text=(
+        "The first 100 shadowed rows."))
 
 
 # --- Responses --------------------------------------------------------------------------------
@@ -243,6 +269,9 @@ class SourceOutput(serializers.Serializer):
     conversion_rate = percent()
     revenue = money(source="revenue.amount")
     cost = money(source="cost.amount", allow_null=True)
+    cost_source = serializers.ChoiceField(choices=COST_SOURCES, allow_null=True, help_text=(
+        "Where the cost came from: pull (a network's reporting API), csv (an upload), mixed, "
+        "or null without cost."))
     cpi = money(allow_null=True)
     roas = percent()
     unconverted_revenue = unconverted("revenue")
@@ -481,3 +510,53 @@ class FraudReportOutput(HeaderOutput):
     sources = FraudSourceOutput(many=True, source="report.sources")
     campaigns = FraudCampaignOutput(many=True, source="report.campaigns")
     click_flood_flags = SourceFlagOutput(many=True, source="report.flags")
+
+
+# --- Cost report ------------------------------------------------------------------------------
+
+class CostLineOutput(serializers.Serializer):
+    """One row of the cost report; fields naming another grouping are left out."""
+
+    media_source = serializers.CharField()
+    campaign_id = serializers.CharField()
+    adset_id = serializers.CharField()
+    ad_id = serializers.CharField()
+    date = serializers.DateField(source="day")
+    spend = money(source="spend.amount", allow_null=True)
+    impressions = serializers.IntegerField(allow_null=True, help_text="Null: an upload's only.")
+    clicks = serializers.IntegerField(allow_null=True, help_text=(
+        "As the network counts them; null for uploaded spend."))
+    installs = serializers.IntegerField(allow_null=True, help_text=(
+        "Paid installs of the campaigns with spend; null by ad set or ad."))
+    cpi = money(allow_null=True)
+    revenue = money(source="revenue.amount", allow_null=True)
+    roas = percent()
+    cost_source = serializers.ChoiceField(choices=COST_SOURCES, allow_null=True)
+    unconverted_spend = unconverted("spend")
+
+    def to_representation(self, line):
+        body = super().to_representation(line)
+        if not line.spend.known:
+            body["spend"] = None  # unknown, not zero
+        return {name: value for name, value in body.items()
+                if name not in self.context.get("unnamed", ())}
+
+
+def _unnamed(group_by: str) -> tuple[str, ...]:
+    named = {"media_source": {"media_source"}, "campaign": {"media_source", "campaign_id"},
+             "adset": {"media_source", "campaign_id", "adset_id"},
+             "ad": {"media_source", "campaign_id", "adset_id", "ad_id"}, "day": {"date"}}[group_by]
+    return tuple({"media_source", "campaign_id", "adset_id", "ad_id", "date"} - named)
+
+
+class CostReportOutput(HeaderOutput):
+    group_by = serializers.CharField(source="report.group_by")
+
+    def to_representation(self, answer):
+        body = super().to_representation(answer)
+        report = answer.report
+        rows = CostLineOutput(report.rows, many=True,
+                              context={"unnamed": _unnamed(report.group_by)}).data
+        total = CostLineOutput(report.total, context={"unnamed": (
+            "media_source", "campaign_id", "adset_id", "ad_id", "date")}).data
+        return {**body, "rows": rows, "total": total}

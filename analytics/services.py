@@ -3,21 +3,24 @@ imported through POST /api/v1/costs, `manage.py import_costs` or the console's u
 currency rates, loaded with `manage.py load_currency_rates`, the console's rates page or the
 admin.
 
-Both are upserts on their natural key, so importing a corrected file replaces the old figures
-and importing the same file twice changes nothing.
+Cost rows uploaded here rank below spend pulled from a network (analytics.costs.precedence):
+an import says which of its rows are shadowed. Both are upserts on their natural key, so
+importing a corrected file replaces the old figures and importing the same file twice changes
+nothing.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
 
+from analytics import costs
 from analytics.models import CampaignCost, CurrencyRate
 
 BATCH_ROWS = 1_000
@@ -43,11 +46,24 @@ class RateRow:
     units_per_usd: Decimal
 
 
+SHOWN_SHADOWED = 100
+
+
 @dataclass(frozen=True)
 class UpsertOutcome:
     rows: int
     created: int
     updated: int
+    # Cost rows stored but outranked by pulled spend (analytics.costs.precedence).
+    shadowed: tuple[tuple[date, str, str], ...] = ()
+
+    @property
+    def shadowed_count(self) -> int:
+        return len(self.shadowed)
+
+    @property
+    def shadowed_first(self) -> tuple[tuple[date, str, str], ...]:
+        return self.shadowed[:SHOWN_SHADOWED]
 
 
 def duplicate_keys(rows: Sequence[CostRow]) -> list[tuple[int, int]]:
@@ -64,9 +80,10 @@ def duplicate_keys(rows: Sequence[CostRow]) -> list[tuple[int, int]]:
 
 def costs_import(*, app_id: uuid.UUID, rows: Sequence[CostRow], progress=None) -> UpsertOutcome:
     """Insert or replace cost rows per (app, day, media source, campaign), all or nothing.
-    The caller refuses repeated keys first (see duplicate_keys): which one wins is ambiguous."""
+    The caller refuses repeated keys first (see duplicate_keys): which one wins is ambiguous.
+    The outcome names the rows a network's pulled spend outranks: stored, but not counted."""
     now = timezone.now()
-    return _upsert(
+    outcome = _upsert(
         CampaignCost, rows, key=lambda row: row.key,
         stored_keys=lambda days: CampaignCost.objects.filter(app_id=app_id, day__in=days)
         .values_list("day", "media_source", "campaign_id"),
@@ -75,6 +92,9 @@ def costs_import(*, app_id: uuid.UUID, rows: Sequence[CostRow], progress=None) -
                                        currency=row.currency, updated_at=now),
         unique_fields=["app", "day", "media_source", "campaign_id"],
         update_fields=["cost", "currency", "updated_at"], progress=progress)
+    pulled = costs.pulled_keys(app_id=app_id, days={row.day for row in rows})
+    return replace(outcome, shadowed=tuple(costs.shadowed(uploaded=(row.key for row in rows),
+                                                          pulled=pulled)))
 
 
 def currency_rates_load(*, rows: Sequence[RateRow]) -> UpsertOutcome:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("analytics/attribution", views.AttributionView.as_view(),
          name="analytics-attribution"),
     path("analytics/export", views.ExportView.as_view(), name="analytics-export"),
+    path("analytics/cost", views.CostView.as_view(), name="analytics-cost"),
     path("analytics/fraud", views.FraudView.as_view(), name="analytics-fraud"),
     path("costs", views.CostImportView.as_view(), name="costs"),
 ]

@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
-from analytics import exports, fraud_report, queries, reading, rollups, services
+from analytics import cost_report, exports, fraud_report, queries, reading, rollups, services
 from analytics.serializers import (
     EXPORT_TYPES,
     AttributionOutput,
@@ -21,6 +21,8 @@ from analytics.serializers import (
     CampaignsOutput,
     CostImportInput,
     CostImportOutput,
+    CostQuery,
+    CostReportOutput,
     DashboardOutput,
     ExportQuery,
     FraudReportOutput,
@@ -147,6 +149,20 @@ class FraudView(AnalyticsView):
     def get(self, request):
         period, currency, _ = self.period()
         return self.answer(FraudReportOutput, period, currency, fraud_report.fraud(period=period))
+
+
+class CostView(AnalyticsView):
+    query_serializer = CostQuery
+
+    @extend_schema(parameters=[*PERIOD_PARAMETERS, OpenApiParameter(
+        "group_by", OpenApiTypes.STR, enum=list(cost_report.GROUPINGS), required=False,
+        description="Default campaign. Installs and revenue are null by adset and ad.")],
+        responses={200: CostReportOutput, 404: NOT_FOUND})
+    def get(self, request):
+        period, currency, params = self.period()
+        report = cost_report.cost_report(period=period, currency=currency,
+                                         group_by=params["group_by"])
+        return self.answer(CostReportOutput, period, currency, report)
 
 
 class FirstRendererNegotiation(BaseContentNegotiation):

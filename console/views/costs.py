@@ -105,6 +105,16 @@ class CostsPage(AppPage):
                 "max_megabytes": MAX_UPLOAD_BYTES // 1_000_000, "preview_rows": PREVIEW_ROWS}
 
 
+def shadowed_message(keys) -> str:
+    """Which uploaded rows a network's pulled spend outranks (analytics.costs.precedence)."""
+    shown = ", ".join(f"{day} {source} {campaign or '(no campaign)'}"
+                      for day, source, campaign in keys[:5])
+    more = f" and {len(keys) - 5:,} more" if len(keys) > 5 else ""
+    noun = "row is" if len(keys) == 1 else "rows are"
+    return (f"{len(keys):,} uploaded {noun} shadowed by spend pulled from the network and not "
+            f"counted: {shown}{more}.")
+
+
 class CostApplyPage(CostsPage):
     def get(self, request, app_id):
         return redirect("console:costs", app_id=self.app.id)
@@ -120,5 +130,7 @@ class CostApplyPage(CostsPage):
         rows = "1 cost row" if outcome.rows == 1 else f"{outcome.rows:,} cost rows"
         messages.success(request, f"Imported {rows}: {outcome.created:,} new, "
                                   f"{outcome.updated:,} replaced.")
+        if outcome.shadowed:
+            messages.warning(request, shadowed_message(outcome.shadowed))
         query = {**_range_of(preview.days), "imported": "1"}
         return redirect(f"{reverse('console:costs', args=[self.app.id])}?{urlencode(query)}")

@@ -48,3 +48,9 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(
             f"Imported {outcome.rows:,} rows: {outcome.created:,} new, "
             f"{outcome.updated:,} replaced."))
+        if outcome.shadowed:
+            # Stored, but a network's pulled spend outranks them (analytics.costs.precedence).
+            self.stdout.write(self.style.WARNING(
+                f"{outcome.shadowed_count:,} rows are shadowed by pulled spend and not counted:"))
+            for day, media_source, campaign_id in outcome.shadowed_first:
+                self.stdout.write(f"  {day} {media_source} {campaign_id or '(no campaign)'}")
