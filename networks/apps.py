@@ -24,6 +24,7 @@ class NetworksConfig(AppConfig):
         from networks import referrers, selectors
         from networks.google import claims
         from networks.models import GoogleAdsConfig, MetaConfig
+        from networks.spend import enqueue as _spend_kind  # noqa: F401 - declares the kind
         from tracking import services as tracking_services
 
         # Every write, whoever makes it (the API, the console, the admin, a cascade), drops the

@@ -1,5 +1,5 @@
 """What every network's spend reading shares (docs/networks.md, "Ad spend"). Pure: standard
-library only, no ORM, no settings, no clock.
+library and analytics' row (a plain dataclass) only, no ORM, no settings, no clock.
 
 A platform module (networks/<platform>/spend.py) turns a connection's values and a window of
 days into calls (`Call`), and the answers (`Answer`) into `SpendRow`s, one per (day, ad or ad
@@ -18,29 +18,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
+# The row analytics stores (analytics/costs/rows.py, pure): one day of one ad, or of one ad
+# group where the network reports no finer level; ids as text, spend in the account's currency.
+from analytics.costs import SpendRow
+
 LOOKBACK_DEFAULT_DAYS = 7
 LOOKBACK_MAXIMUM_DAYS = 30
 # The longest Retry-After honoured: a network asking for more is asked again in an hour.
 RETRY_AFTER_MAXIMUM_SECONDS = 3600
 MESSAGE_LIMIT = 500
-
-
-@dataclass(frozen=True)
-class SpendRow:
-    """One day of one ad (or ad group, where the network reports no finer level), as the
-    network reported it: ids as text, spend in the account's currency."""
-
-    day: date
-    campaign_id: str
-    campaign_name: str
-    adset_id: str
-    adset_name: str
-    ad_id: str
-    ad_name: str
-    currency: str
-    spend: Decimal
-    impressions: int
-    clicks: int
 
 
 @dataclass(frozen=True)
