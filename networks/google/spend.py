@@ -33,6 +33,7 @@ from networks.spend.core import (
     day_of,
     days_of,
     decimal_of,
+    retry_after_seconds,
     unusable,
 )
 
@@ -103,7 +104,8 @@ def judge(answer: Answer) -> list:
     message = _message(error)
     status = str(error.get("status") or "")
     if answer.status_code == 429 or status == "RESOURCE_EXHAUSTED":
-        raise PullError(Failure.RATE_LIMITED, f"Google Ads' rate limit: {message}")
+        raise PullError(Failure.RATE_LIMITED, f"Google Ads' rate limit: {message}",
+                        retry_after_seconds(answer.retry_after))
     if (answer.status_code or 0) >= 500 or status in ("UNAVAILABLE", "INTERNAL",
                                                       "DEADLINE_EXCEEDED"):
         raise PullError(Failure.UNAVAILABLE, f"Google Ads answered {answer.status_code}: "

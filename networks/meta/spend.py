@@ -29,6 +29,7 @@ from networks.spend.core import (
     day_of,
     decimal_of,
     json_of,
+    retry_after_seconds,
     unusable,
 )
 
@@ -97,8 +98,11 @@ def judge(answer: Answer) -> dict:
         raise unusable(answer, network=NETWORK)
     message = clip(str(error.get("message") or "no message"))
     code = error.get("code")
+    if answer.status_code == 429:
+        raise unusable(answer, network=NETWORK, message=message)
     if code in RATE_LIMIT_CODES:
-        raise PullError(Failure.RATE_LIMITED, f"Meta's rate limit (code {code}): {message}")
+        raise PullError(Failure.RATE_LIMITED, f"Meta's rate limit (code {code}): {message}",
+                        retry_after_seconds(answer.retry_after))
     if answer.status_code and answer.status_code >= 500:
         raise PullError(Failure.UNAVAILABLE, f"Meta answered {answer.status_code}: {message}")
     raise PullError(Failure.REFUSED, f"Meta refused the request (code {code}): {message}")

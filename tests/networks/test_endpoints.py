@@ -31,9 +31,13 @@ def test_an_app_without_integrations_lists_both_as_not_set(owner_api, app):
     assert response.json()["data"]["integrations"] == {
         "meta": {"configured": False, "meta_app_id": None,
                  "install_referrer_decryption_key_last4": None, "access_token_last4": None,
-                 "event_mapping": {}, "view_window_hours": None, "updated_at": None},
+                 "event_mapping": {}, "view_window_hours": None, "updated_at": None,
+                 "cost": {"configured": False, "media_source": "meta"}},
         "google_ads": {"configured": False, "link_id_last4": None, "event_mapping": {},
-                       "updated_at": None}}
+                       "updated_at": None,
+                       "cost": {"configured": False, "media_source": "google"}},
+        "tiktok": {"cost": {"configured": False, "media_source": "tiktok"}},
+        "apple_ads": {"cost": {"configured": False, "media_source": "apple_search_ads"}}}
 
 
 def test_an_admin_sets_meta_up_and_no_answer_holds_a_secret(owner_api, app):
