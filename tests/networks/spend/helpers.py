@@ -15,7 +15,6 @@ Imported by name; conftest.py keeps the fixtures pytest finds by itself.
 from __future__ import annotations
 
 import json
-import ssl
 import threading
 from dataclasses import dataclass, field
 from datetime import date, timedelta
