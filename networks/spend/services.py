@@ -201,7 +201,9 @@ def pull_send(*, pull_id: uuid.UUID | str) -> CostPullAttempt | None:
                 f"{connection.get_network_display()} sent a row that cannot be stored: {exc}")),
                 counter.calls, read, every_secret)
             return attempt
-    totals = {currency: str(amount) for currency, amount in sorted(outcome.spend.items())}
+    # As text without the database's trailing zeros: "259.245", not "259.245000000000".
+    totals = {currency: format(amount.normalize(), "f")
+              for currency, amount in sorted(outcome.spend.items())}
     attempt_record(enqueue.PULLS, pull, attempt, Result(
         state=State.DONE, retry_in=None,
         attempt={"error_message": "", "calls": counter.calls, "rows_read": read},
