@@ -383,10 +383,17 @@ class SourceValue:
     source_type: str
     installs: int = 0
     cohort_revenue: Money = field(default_factory=Money)
+    cost: Money = field(default_factory=Money)  # spend of the install days, as counted
 
     @property
     def ltv(self) -> Decimal | None:
         return ratio(self.cohort_revenue.amount, self.installs)
+
+    @property
+    def roas(self) -> Decimal | None:
+        """The cohort's return to date: its revenue so far over the spend of its days."""
+        return ratio(self.cohort_revenue.amount, self.cost.amount, scale=HUNDRED) \
+            if self.cost.known else None
 
 
 @dataclass(frozen=True)
@@ -413,7 +420,8 @@ class RevenueReport:
 
 
 def revenue(*, period: Period, currency: str) -> RevenueReport:
-    """Revenue of the range's events; lifetime value of the range's installs to date."""
+    """Revenue of the range's events; lifetime value of the range's installs to date, and
+    per paid source its return on the spend of the range (cohort ROAS)."""
     revenue_rows = list(counted(period.rows(DailyRevenueStat))
                         .values_list("day", "currency")
                         .annotate(net=Sum("revenue"), refunds=Sum("refunds"),
@@ -425,8 +433,10 @@ def revenue(*, period: Period, currency: str) -> RevenueReport:
                       .filter(source_type__in=counting.NOT_COUNTED)
                       .values_list("day", "currency", "source_type")
                       .annotate(net=Sum("revenue")).order_by())
+    cost = period.costs()
     book = rate_book(target=currency,
-                     currencies=[r[1] for r in revenue_rows + cohort_rows + apart_rows],
+                     currencies=[r[1] for r in revenue_rows + cohort_rows + apart_rows]
+                     + [f.currency for f in cost],
                      through=max([period.end, *(r[0] for r in cohort_rows)]))
     apart = {status: Money() for status in counting.NOT_COUNTED}
     for day, row_currency, status, net in apart_rows:
@@ -454,6 +464,9 @@ def revenue(*, period: Period, currency: str) -> RevenueReport:
         source(source_type, media_source).installs += n
     for day, row_currency, source_type, media_source, amount in cohort_rows:
         source(source_type, media_source).cohort_revenue.add(book, amount, row_currency, day)
+    for figure in cost:
+        source(SourceType.PAID, figure.media_source).cost.add(book, figure.spend,
+                                                               figure.currency, figure.day)
     cohort_total = Money()
     for value in by_source.values():
         cohort_total.merge(value.cohort_revenue)

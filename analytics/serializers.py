@@ -357,6 +357,16 @@ class SourceValueOutput(serializers.Serializer):
                            help_text="Revenue to date of these installs.")
     ltv = money(allow_null=True)
     unconverted_cohort_revenue = unconverted("cohort_revenue")
+    cost = money(source="cost.amount", allow_null=True, help_text=(
+        "Spend of the range that counts (pulled over uploaded) for this source; null: none."))
+    roas = percent(help_text="Cohort ROAS: cohort_revenue / cost x 100, to date.")
+    unconverted_cost = unconverted("cost")
+
+    def to_representation(self, instance):
+        body = super().to_representation(instance)
+        if not instance.cost.known:
+            body["cost"] = None  # unknown, not zero
+        return body
 
 
 class RevenueOutput(HeaderOutput):
@@ -514,22 +524,32 @@ class FraudReportOutput(HeaderOutput):
 
 # --- Cost report ------------------------------------------------------------------------------
 
-class CostLineOutput(serializers.Serializer):
-    """One row of the cost report; fields naming another grouping are left out."""
+IDENTITY = ("media_source", "campaign_id", "adset_id", "ad_id", "date")
+NAMED_BY = {"media_source": {"media_source"}, "campaign": {"media_source", "campaign_id"},
+            "adset": {"media_source", "campaign_id", "adset_id"},
+            "ad": {"media_source", "campaign_id", "adset_id", "ad_id"}, "day": {"date"}}
 
-    media_source = serializers.CharField()
-    campaign_id = serializers.CharField()
-    adset_id = serializers.CharField()
-    ad_id = serializers.CharField()
-    date = serializers.DateField(source="day")
-    spend = money(source="spend.amount", allow_null=True)
-    impressions = serializers.IntegerField(allow_null=True, help_text="Null: an upload's only.")
+
+class CostLineOutput(serializers.Serializer):
+    """One row of the cost report (or its total); fields naming another grouping are left
+    out, and the total has none."""
+
+    media_source = serializers.CharField(required=False)
+    campaign_id = serializers.CharField(required=False)
+    adset_id = serializers.CharField(required=False)
+    ad_id = serializers.CharField(required=False)
+    date = serializers.DateField(source="day", required=False)
+    spend = money(source="spend.amount", allow_null=True, help_text=(
+        "In the report currency; null when none of it converted."))
+    impressions = serializers.IntegerField(allow_null=True, help_text=(
+        "As the network counts them; null for uploaded spend."))
     clicks = serializers.IntegerField(allow_null=True, help_text=(
         "As the network counts them; null for uploaded spend."))
     installs = serializers.IntegerField(allow_null=True, help_text=(
         "Paid installs of the campaigns with spend; null by ad set or ad."))
     cpi = money(allow_null=True)
-    revenue = money(source="revenue.amount", allow_null=True)
+    revenue = money(source="revenue.amount", allow_null=True, help_text=(
+        "Revenue of those installs' events in the range; null by ad set or ad."))
     roas = percent()
     cost_source = serializers.ChoiceField(choices=COST_SOURCES, allow_null=True)
     unconverted_spend = unconverted("spend")
@@ -538,25 +558,13 @@ class CostLineOutput(serializers.Serializer):
         body = super().to_representation(line)
         if not line.spend.known:
             body["spend"] = None  # unknown, not zero
+        report = self.root.instance.report
+        named = set() if line is report.total else NAMED_BY[report.group_by]
         return {name: value for name, value in body.items()
-                if name not in self.context.get("unnamed", ())}
-
-
-def _unnamed(group_by: str) -> tuple[str, ...]:
-    named = {"media_source": {"media_source"}, "campaign": {"media_source", "campaign_id"},
-             "adset": {"media_source", "campaign_id", "adset_id"},
-             "ad": {"media_source", "campaign_id", "adset_id", "ad_id"}, "day": {"date"}}[group_by]
-    return tuple({"media_source", "campaign_id", "adset_id", "ad_id", "date"} - named)
+                if name not in IDENTITY or name in named}
 
 
 class CostReportOutput(HeaderOutput):
-    group_by = serializers.CharField(source="report.group_by")
-
-    def to_representation(self, answer):
-        body = super().to_representation(answer)
-        report = answer.report
-        rows = CostLineOutput(report.rows, many=True,
-                              context={"unnamed": _unnamed(report.group_by)}).data
-        total = CostLineOutput(report.total, context={"unnamed": (
-            "media_source", "campaign_id", "adset_id", "ad_id", "date")}).data
-        return {**body, "rows": rows, "total": total}
+    group_by = serializers.ChoiceField(choices=COST_GROUPINGS, source="report.group_by")
+    rows = CostLineOutput(many=True, source="report.rows")
+    total = CostLineOutput(source="report.total", help_text="Over every row.")

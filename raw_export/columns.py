@@ -187,6 +187,32 @@ SKAN_POSTBACKS = (
     _VERSION,
 )
 
+# Ad spend (docs/analytics.md, "Ad spend in reports"): pulled rows and uploaded ones; where both
+# cover a day, media source and campaign, the pulled one counts.
+COST = (
+    _APP,
+    _c("source", STRING, "pull (a network's reporting API) or csv (an upload): a pulled row "
+                         "outranks an uploaded one of the same date, media source and campaign"),
+    _c("connection", STRING, "the cost connection that pulled it (empty for uploads)"),
+    _c("media_source", STRING, "meta, google, tiktok, apple_search_ads (uploads: as typed)"),
+    _c("account", STRING, "the ad account (empty for uploads)"),
+    _c("date", STRING, "the ad account's day, YYYY-MM-DD"),
+    _c("campaign", STRING, "the network's campaign id (what installs' campaign joins on)"),
+    _c("campaign_name", STRING, "the campaign's name, a label"),
+    _c("af_adset_id", STRING, "the ad set (Google, Apple: ad group) id"),
+    _c("af_adset", STRING, "the ad set's name, a label"),
+    _c("af_ad_id", STRING, "the ad id (empty where the network reports no ad level)"),
+    _c("af_ad", STRING, "the ad's name, a label"),
+    _c("currency", STRING, "the spend's currency (the ad account's)"),
+    _c("spend", DECIMAL, "the spend in that currency"),
+    _c("spend_usd", DECIMAL, "the spend in US dollars at the day's rate (empty: no rate)"),
+    _c("impressions", INT, "as the network counts them (empty for uploads)"),
+    _c("clicks", INT, "as the network counts them (empty for uploads)"),
+    _c("recorded_time", TIMESTAMP, "when the service stored the row: a re-pull of a day writes "
+                                   "it again with a later time, replacing the earlier"),
+    _VERSION,
+)
+
 TOPICS: dict[str, tuple[Column, ...]] = {
     "installs": INSTALLS,
     "inapps": INAPPS,
@@ -195,6 +221,7 @@ TOPICS: dict[str, tuple[Column, ...]] = {
     "deliveries": DELIVERIES,
     "skan_postbacks": SKAN_POSTBACKS,
     "blocked_installs": INSTALLS,
+    "cost": COST,
 }
 
 

@@ -5,7 +5,7 @@ delivery, skan and apple_ads each expose a reader, consent and analytics a selec
 
 A topic reads either between two watermarks (the commit-ordered tables: installs, clicks,
 events) or over a stamp window (layout.stamp_window: re-engagements, Apple Ads corrections,
-delivery attempts, SKAdNetwork postbacks). Rows come in the order of the time the service
+delivery attempts, SKAdNetwork postbacks, ad spend). Rows come in the order of the time the service
 received them. Tracking's rows come named (tracking/reporting/raw_rows.py); each is shaped here
 into its topic's columns by name, in columns.py's order.
 """
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
+from analytics import costs as analytics_costs
 from analytics import counting
 from analytics import queries as analytics_queries
 from analytics.money import PIVOT, RateBook
@@ -188,16 +189,35 @@ def skan_postbacks(window: Window, size: int) -> Iterator[list[tuple]]:
         yield [(*row, VERSION) for row in chunk]
 
 
+def cost(window: Window, size: int) -> Iterator[list[tuple]]:
+    """Pulled and uploaded spend by the time it was stored, with its dollar amount."""
+    since, until = window.stamps
+    rates = _UsdRates(window.through.taken_at)
+    rows = analytics_costs.rows_for_export(app_ids=window.app_ids, since=since, until=until)
+    for chunk in _chunks(rows, size):
+        yield [_cost_columns(row, rates) for row in chunk]
+
+
+def _cost_columns(row: tuple, rates: _UsdRates) -> tuple:
+    (app_id, source, connection, media_source, account, day, campaign_id, campaign_name,
+     adset_id, adset_name, ad_id, ad_name, currency, spend, impressions, clicks,
+     recorded_at) = row
+    return (app_id, source, connection, media_source, account, day.isoformat(), campaign_id,
+            campaign_name, adset_id, adset_name, ad_id, ad_name, currency,
+            spend.quantize(_SIX_PLACES), rates.convert(spend, currency, day), impressions,
+            clicks, recorded_at, VERSION)
+
+
 # Each topic's chunks of rows in its columns, and the column whose UTC hour places a row.
 READERS: dict[str, Callable[[Window, int], Iterator[list[tuple]]]] = {
     "installs": installs, "inapps": inapps, "clicks": clicks,
     "reattributions": reattributions, "deliveries": deliveries,
-    "skan_postbacks": skan_postbacks, "blocked_installs": blocked_installs,
+    "skan_postbacks": skan_postbacks, "blocked_installs": blocked_installs, "cost": cost,
 }
 STAMPS = {"installs": "install_time", "blocked_installs": "install_time",
           "inapps": "event_received_time", "clicks": "click_time",
           "reattributions": "event_time", "deliveries": "finished_time",
-          "skan_postbacks": "received_time"}
+          "skan_postbacks": "received_time", "cost": "recorded_time"}
 
 
 def stamp_index(name: str) -> int:

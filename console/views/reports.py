@@ -237,7 +237,10 @@ class RevenuePage(ReportPage):
         sources = [{"name": source_name(s), "installs": tables.count(s.installs),
                     "revenue": tables.money(s.cohort_revenue.amount, currency),
                     "ltv": tables.money(s.ltv, currency),
-                    "unconverted": _amounts(s.cohort_revenue.unconverted_list)}
+                    "cost": tables.money(s.cost.amount if s.cost.known else None, currency),
+                    "roas": tables.percent(s.roas),
+                    "unconverted": _amounts(s.cohort_revenue.unconverted_list
+                                            + s.cost.unconverted_list)}
                    for s in report.by_source]
         return {"tiles": tiles, "sources": sources,
                 "unconverted": tables.unconverted_by_currency([

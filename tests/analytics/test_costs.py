@@ -33,7 +33,8 @@ def test_owner_imports_cost_rows(owner_api, app):
         row(media_source="google", campaign_id=None, cost="0.333333")]}, format="json")
     assert response.status_code == 200, response.json()
     assert response.json() == {"success": True,
-                               "data": {"rows": 3, "created": 3, "updated": 0}}
+                               "data": {"rows": 3, "created": 3, "updated": 0,
+                                        "shadowed": 0, "shadowed_rows": []}}
     assert stored(app) == [
         ("2025-03-01", "facebook", "c1", Decimal("12.5"), "USD"),
         ("2025-03-01", "facebook", "c2", Decimal("7"), "EUR"),
@@ -46,7 +47,8 @@ def test_a_corrected_import_replaces_the_old_figures(owner_api, app):
                    format="json")
     response = owner_api.post(COSTS, {"app_id": str(app.id), "rows": [
         row(cost="10.00", currency="GBP"), row(date="2025-03-02")]}, format="json")
-    assert response.json()["data"] == {"rows": 2, "created": 1, "updated": 1}
+    assert response.json()["data"] == {"rows": 2, "created": 1, "updated": 1, "shadowed": 0,
+                                       "shadowed_rows": []}
     assert stored(app) == [
         ("2025-03-01", "facebook", "c1", Decimal("10"), "GBP"),
         ("2025-03-01", "facebook", "c2", Decimal("12.5"), "USD"),
@@ -54,7 +56,8 @@ def test_a_corrected_import_replaces_the_old_figures(owner_api, app):
     ]
     again = owner_api.post(COSTS, {"app_id": str(app.id), "rows": [
         row(cost="10.00", currency="GBP"), row(date="2025-03-02")]}, format="json")
-    assert again.json()["data"] == {"rows": 2, "created": 0, "updated": 2}
+    assert again.json()["data"] == {"rows": 2, "created": 0, "updated": 2, "shadowed": 0,
+                                    "shadowed_rows": []}
     assert CampaignCost.objects.count() == 3
 
 

@@ -5,7 +5,7 @@ import pytest
 pytestmark = pytest.mark.django_db
 
 ENDPOINTS = ("dashboard", "sources", "campaigns", "retention", "revenue", "attribution",
-             "export")
+             "export", "cost")
 
 
 def params(app, **overrides):

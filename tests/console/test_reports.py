@@ -20,7 +20,7 @@ from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ("overview", "sources", "campaigns", "cohorts", "revenue", "exports")
+PAGES = ("overview", "sources", "campaigns", "cohorts", "revenue", "exports", "cost-report")
 
 
 @pytest.fixture

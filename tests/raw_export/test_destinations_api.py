@@ -33,7 +33,8 @@ def test_an_admin_adds_an_s3_destination_and_the_secret_is_never_answered(
     assert destination["kind"] == "s3" and destination["bucket"] == s3_bucket
     assert destination["format"] == "parquet"
     assert destination["topics"] == ["installs", "inapps", "clicks", "reattributions",
-                                     "deliveries", "skan_postbacks", "blocked_installs"]
+                                     "deliveries", "skan_postbacks", "blocked_installs",
+                                     "cost"]
     assert destination["app_ids"] == [] and destination["last_run"] is None
     assert destination["secret_access_key_set"] is True
     assert destination["access_key_id_hint"] == "…" + s3_server.access_key_id[-4:]

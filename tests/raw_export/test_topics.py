@@ -124,3 +124,30 @@ def test_blocked_installs_have_a_topic_of_their_own_with_their_reasons(app, day,
     assert '"ctit_anomalies"' in rows[0][3]
     every = read(tmp_path, "installs", "install_id, fraud_status")
     assert sorted(every) == sorted([(str(clean.id), "clean"), (str(blocked.id), "blocked")])
+
+
+def test_cost_holds_pulled_and_uploaded_spend_by_the_hour_it_was_stored(app, day, tmp_path):
+    from decimal import Decimal
+
+    from analytics.costs import SpendRow, cost_rows_replace
+    from analytics.models import CampaignCost, CurrencyRate, PulledCost
+
+    CurrencyRate.objects.create(currency="EUR", day=day, units_per_usd=Decimal("0.8"))
+    cost_rows_replace(app_id=app.id, connection="meta", media_source="meta", account="act_9",
+                      days=[day], rows=[SpendRow(
+                          day=day, campaign_id="c1", adset_id="s1", ad_id="a1",
+                          spend=Decimal("12.345678"), currency="EUR", impressions=900,
+                          clicks=7, campaign_name="Spring")])
+    PulledCost.objects.update(pulled_at=at(day, 6, 15))  # an hour long complete
+    CampaignCost.objects.create(app=app, day=day, media_source="tiktok", campaign_id="t1",
+                                cost=Decimal("5"), currency="USD", updated_at=at(day, 8))
+    write_run(storage=DirectoryStorage(tmp_path), prefix="raw", fmt="parquet", topics=["cost"],
+              app_ids=[app.id], since=None, run_id="r1")
+    rows = read(tmp_path, "cost", "h, source, connection, media_source, account, date, "
+                "campaign, campaign_name, af_adset_id, af_ad_id, currency, spend, spend_usd, "
+                "impressions, clicks, schema_version")
+    assert rows == [
+        (6, "pull", "meta", "meta", "act_9", day.isoformat(), "c1", "Spring", "s1", "a1", "EUR",
+         Decimal("12.345678"), Decimal("15.432098"), 900, 7, columns.SCHEMA_VERSION),
+        (8, "csv", "", "tiktok", "", day.isoformat(), "t1", "", "", "", "USD", Decimal("5"),
+         Decimal("5"), None, None, columns.SCHEMA_VERSION)]

@@ -4,7 +4,7 @@
 (function () {
   "use strict";
 
-  var COLOURS = { paid: "#0b5cad", organic: "#7eaed8", revenue: "#1e6b34" };
+  var COLOURS = { paid: "#0b5cad", organic: "#7eaed8", revenue: "#1e6b34", spend: "#b3541e" };
 
   function readData(id) {
     var element = document.getElementById(id);
@@ -65,7 +65,30 @@
     });
   }
 
-  var DRAW = { daily: daily, ctit: ctit };
+  // The Cost page: spend as bars, revenue as a line, both in the report currency.
+  function spend(box, data) {
+    var canvas = box.querySelector("canvas");
+    return new window.Chart(canvas, {
+      data: {
+        labels: data.labels,
+        datasets: [
+          { type: "bar", label: "Spend (" + data.currency + ")", data: data.spend,
+            backgroundColor: COLOURS.spend, order: 1 },
+          { type: "line", label: "Revenue (" + data.currency + ")", data: data.revenue,
+            borderColor: COLOURS.revenue, backgroundColor: COLOURS.revenue, tension: 0.2,
+            order: 0 }
+        ]
+      },
+      options: {
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        scales: { y: { beginAtZero: true, title: { display: true, text: data.currency } } }
+      }
+    });
+  }
+
+  var DRAW = { daily: daily, ctit: ctit, spend: spend };
 
   function drawAll() {
     if (typeof window.Chart !== "function") return;
