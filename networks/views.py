@@ -8,7 +8,12 @@ list the last ones. Another organization's app is a 404."""
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -18,17 +23,21 @@ from attribution_site.capabilities import CONFIGURE, READ
 from networks import selectors, services
 from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS
 from networks.serializers import (
+    AppleAdsIntegrationInput,
+    AppleAdsIntegrationOutput,
     GoogleAdsIntegrationInput,
     GoogleAdsIntegrationOutput,
     IntegrationsOutput,
     MetaIntegrationInput,
     MetaIntegrationOutput,
+    TikTokIntegrationInput,
+    TikTokIntegrationOutput,
     google_ads_answer,
     meta_answer,
 )
 from networks.spend import selectors as spend_selectors
 from networks.spend import services as spend_services
-from networks.spend.serializers import cost_answer, cost_input, pull_answer
+from networks.spend.serializers import CostPullOutput, cost_answer, cost_input, pull_answer
 
 ADMINS_ONLY = OpenApiResponse(OpenApiTypes.OBJECT,
                               description="The caller is not an admin of the organization.")
@@ -184,14 +193,23 @@ class _CostOnlyIntegrationView(_IntegrationAdminView):
         return self._remove(app_id)
 
 
-@extend_schema(operation_id="integrations_tiktok", request=OpenApiTypes.OBJECT,
-               responses={200: OpenApiTypes.OBJECT, 403: ADMINS_ONLY, 404: NOT_SET})
+def _cost_only_schema(kind: str, request, output):
+    name = "".join(part.title() for part in kind.split("_"))
+    return extend_schema_view(
+        put=extend_schema(operation_id=f"integrations_{kind}_set", request=request,
+                          responses={200: inline_serializer(f"{name}IntegrationSet",
+                                                            {kind: output()}),
+                                     403: ADMINS_ONLY}),
+        delete=extend_schema(operation_id=f"integrations_{kind}_remove",
+                             responses={200: REMOVED, 403: ADMINS_ONLY, 404: NOT_SET}))
+
+
+@_cost_only_schema("tiktok", TikTokIntegrationInput, TikTokIntegrationOutput)
 class TikTokIntegrationView(_CostOnlyIntegrationView):
     kind = "tiktok"
 
 
-@extend_schema(operation_id="integrations_apple_ads", request=OpenApiTypes.OBJECT,
-               responses={200: OpenApiTypes.OBJECT, 403: ADMINS_ONLY, 404: NOT_SET})
+@_cost_only_schema("apple_ads", AppleAdsIntegrationInput, AppleAdsIntegrationOutput)
 class AppleAdsIntegrationView(_CostOnlyIntegrationView):
     kind = "apple_ads"
 
@@ -210,14 +228,16 @@ class CostPullsView(OrganizationScopedView):
         return connection
 
     @extend_schema(operation_id="integrations_cost_pulls_list",
-                   responses={200: OpenApiTypes.OBJECT, 404: NOT_SET})
+                   responses={200: inline_serializer("CostPullList", {
+                       "pulls": CostPullOutput(many=True)}), 404: NOT_SET})
     def get(self, request, app_id, network):
         connection = self._connection(app_id, network)
         return Response({"pulls": [pull_answer(pull) for pull in
                                    spend_selectors.pulls_of(connection=connection)]})
 
     @extend_schema(operation_id="integrations_cost_pulls_start", request=None,
-                   responses={202: OpenApiTypes.OBJECT, 403: ADMINS_ONLY, 404: NOT_SET})
+                   responses={202: inline_serializer("CostPullStarted", {
+                       "pull": CostPullOutput()}), 403: ADMINS_ONLY, 404: NOT_SET})
     def post(self, request, app_id, network):
         connection = self._connection(app_id, network)
         pull, _ = spend_services.pull_start(connection=connection,
