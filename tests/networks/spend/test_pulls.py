@@ -62,10 +62,12 @@ def test_a_pull_stores_exactly_what_the_network_served(network, app, connect, st
     assert (pull.since, pull.until) == (today - timedelta(days=6), today)
 
 
-def test_meta_pages_are_followed_with_the_token_only_to_metas_host(app, connect, stand_in):
+def test_meta_pages_are_followed_and_their_urls_never_logged(app, connect, stand_in, caplog):
     server = stand_in("meta")
     server.served = week(timezone.now().date())  # 21 rows: 11 pages of 2
+    caplog.set_level(logging.DEBUG)
     run(connect("meta"))
+    assert "after=" not in caplog.text and SECRETS[0] not in caplog.text
     assert len(server.seen) == 11
     first = server.seen[0]
     assert first.path == "/v21.0/act_1234567/insights"
