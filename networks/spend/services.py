@@ -14,6 +14,7 @@ import json
 import logging
 import random
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -173,10 +174,18 @@ def pull_send(*, pull_id: uuid.UUID | str) -> CostPullAttempt | None:
         return None
     counter = _Counter()
     every_secret = tuple(secrets.values()) + (settings.GOOGLE_ADS_DEVELOPER_TOKEN,)
+    # The whole pull keeps within its budget, so the lease (twice it) never runs out under a
+    # worker still reading, which would let the sweep hand the pull to a second one.
+    deadline = time.monotonic() + settings.COST_PULL_TIMEOUT_SECONDS
 
     def call(request: Call) -> Answer:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise PullError(Failure.UNAVAILABLE, f"The pull took longer than "
+                                                 f"{settings.COST_PULL_TIMEOUT_SECONDS} s.")
         counter.calls += 1
-        return client.call(request, timeout=settings.COST_PULL_CALL_TIMEOUT_SECONDS)
+        return client.call(request, timeout=min(settings.COST_PULL_CALL_TIMEOUT_SECONDS,
+                                                remaining))
 
     keep = CampaignFilter(frozenset(connection.campaign_ids),
                           connection.campaign_name_contains)

@@ -197,3 +197,12 @@ def test_beat_starts_one_pull_per_enabled_connection(app, connect):
     connect("tiktok").__class__.objects.filter(network="tiktok").update(enabled=False)
     assert services.pulls_schedule() == 1
     assert services.pulls_schedule() == 0  # the open pull is not doubled
+
+
+def test_a_pull_past_its_budget_stops_and_is_retried(app, connect, stand_in, settings):
+    server = stand_in("meta")
+    server.served = week(timezone.now().date())
+    settings.COST_PULL_TIMEOUT_SECONDS = 0
+    pull = run(connect("meta"))
+    assert pull.state == State.PENDING and "took longer than 0 s" in pull.last_error
+    assert not server.seen
