@@ -75,6 +75,15 @@ class Env:
             )
         return value.upper()
 
+    def https_url(self, name: str, default: str) -> str:
+        """An https URL without credentials (a platform's token endpoint, path included)."""
+        value = self.str(name, default)
+        parts = urlsplit(value)
+        if parts.scheme != "https" or not parts.hostname or parts.username or parts.password:
+            raise ImproperlyConfigured(f"{name} must be an https URL without credentials, "
+                                       f"got {value!r}")
+        return value
+
     def https_origin(self, name: str, default: str) -> str:
         """An https origin (https://host[:port]), without a path or credentials: where the
         service calls a platform (tests point it at a local stand-in)."""

@@ -257,6 +257,30 @@ GOOGLE_ADS_TIMEOUT_SECONDS = env.int("GOOGLE_ADS_TIMEOUT_SECONDS", 10, minimum=1
 # A pending Google Ads claim this long past due is presumed to have lost its message.
 GOOGLE_ADS_SWEEP_GRACE_SECONDS = env.int("GOOGLE_ADS_SWEEP_GRACE_SECONDS", 60, minimum=0)
 
+# --- Ad spend pulled from the networks (docs/networks.md, "Ad spend") ------------------------
+# When GOOGLE_ADS_API_URL is set it is the base of both Google calls (the conversions and the
+# Ads API's searchStream); unset, each uses Google's own host. Meta's insights share
+# META_GRAPH_API_URL likewise.
+GOOGLE_ADS_REPORTING_API_URL = (GOOGLE_ADS_API_URL if env.raw("GOOGLE_ADS_API_URL")
+                                else "https://googleads.googleapis.com")
+GOOGLE_OAUTH_TOKEN_URL = env.https_url("GOOGLE_OAUTH_TOKEN_URL",
+                                       "https://oauth2.googleapis.com/token")
+TIKTOK_API_URL = env.https_origin("TIKTOK_API_URL", "https://business-api.tiktok.com")
+# Apple Ads Platform API (reports) and Apple's OAuth token endpoint. Not APPLE_ADS_API_URL:
+# that is the AdServices attribution API, another host (docs/decisions.md).
+APPLE_ADS_PLATFORM_API_URL = env.https_origin("APPLE_ADS_PLATFORM_API_URL",
+                                              "https://api.ads.apple.com")
+APPLE_OAUTH_TOKEN_URL = env.https_url("APPLE_OAUTH_TOKEN_URL",
+                                      "https://appleid.apple.com/auth/oauth2/token")
+# How often beat pulls each enabled connection's last lookback_days days.
+COST_PULL_INTERVAL_MINUTES = env.int("COST_PULL_INTERVAL_MINUTES", 240, minimum=1)
+# The budget of a whole pull (every page; the outbox lease is twice it plus a second), and of
+# one call within it.
+COST_PULL_TIMEOUT_SECONDS = env.int("COST_PULL_TIMEOUT_SECONDS", 900, minimum=10)
+COST_PULL_CALL_TIMEOUT_SECONDS = env.int("COST_PULL_CALL_TIMEOUT_SECONDS", 60, minimum=1)
+# A pending pull this long past due is presumed to have lost its message and re-sent.
+COST_PULL_SWEEP_GRACE_SECONDS = env.int("COST_PULL_SWEEP_GRACE_SECONDS", 120, minimum=0)
+
 # --- Privacy --------------------------------------------------------------------------------
 # Data-subject requests (docs/privacy.md): the budget of one status callback POST and of one
 # run of a request (its task's time limit; the outbox lease is twice it plus a second), in
@@ -459,6 +483,9 @@ CELERY_BEAT_SCHEDULE = {
     "raw-export-schedule": {  # a run of every destination (docs/export.md, "Runs")
         "task": "raw_export.schedule", "schedule": float(RAW_EXPORT_INTERVAL_SECONDS),
         "options": {"expires": max(5, RAW_EXPORT_INTERVAL_SECONDS - 5)}},
+    "networks.cost_pulls_schedule": {  # ad spend (docs/networks.md, "Ad spend")
+        "task": "networks.cost_pulls_schedule", "schedule": 60.0 * COST_PULL_INTERVAL_MINUTES,
+        "options": {"expires": 60 * COST_PULL_INTERVAL_MINUTES - 5}},
 }
 
 # --- Logging --------------------------------------------------------------------------------

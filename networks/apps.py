@@ -1,8 +1,9 @@
 """The networks app (docs/networks.md): Meta and Google Ads, one home per platform
 (`meta/`, `google/`), with each app's settings for them (secrets encrypted, read through cached
 selectors), their referrers read before the waterfall (`referrers.py`), Google's claims after an
-install (an outbox kind) and the conversions sent back to both (`forwarding.py`, carried by
-delivery).
+install (an outbox kind), the conversions sent back to both (`forwarding.py`, carried by
+delivery), and the ad spend pulled from Meta, Google Ads, TikTok and Apple Ads (`spend/`, an
+outbox kind).
 
 On start: every write of a configuration drops the app's cached integrations, Google's claims
 subscribe to tracking's InstallAttributed (so a claim commits with the install it is about), and
@@ -24,6 +25,7 @@ class NetworksConfig(AppConfig):
         from networks import referrers, selectors
         from networks.google import claims
         from networks.models import GoogleAdsConfig, MetaConfig
+        from networks.spend import enqueue as _spend_kind  # noqa: F401 - declares the kind
         from tracking import services as tracking_services
 
         # Every write, whoever makes it (the API, the console, the admin, a cascade), drops the

@@ -14,7 +14,7 @@ from django.db import models
 from django.utils import timezone
 
 from networks.google.policy import State, Step
-from outbox.models import CallAttemptRow, WorkRow, state_field, sweep_indexes
+from outbox.models import AttemptRow, CallAttemptRow, WorkRow, state_field, sweep_indexes
 
 META_VIEW_WINDOW_DEFAULT_HOURS = 24
 META_VIEW_WINDOW_MAXIMUM_HOURS = 7 * 24
@@ -127,3 +127,87 @@ class GoogleClaimAttempt(CallAttemptRow):
 
     def __str__(self) -> str:
         return f"attempt {self.number} of {self.claim_id}"
+
+
+# Ad spend (docs/networks.md, "Ad spend"): the cost part of an app's integration with a network,
+# and the pulls of its spend (an outbox kind, networks/spend/enqueue.py).
+
+class SpendNetwork(models.TextChoices):
+    META = "meta"
+    GOOGLE_ADS = "google_ads"
+    TIKTOK = "tiktok"
+    APPLE_ADS = "apple_ads"
+
+
+class SpendConnection(models.Model):
+    """The cost part of an app's integration with one network: the account, the credentials
+    (encrypted, never shown again: their last 4 characters are), how far back each pull goes
+    and which campaigns are the app's. One table for the four networks: their parts differ
+    only in which account fields and secrets they hold (docs/decisions.md, "One table for the
+    networks' cost connections")."""
+
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE,
+                            related_name="spend_connections")
+    network = models.CharField(max_length=16, choices=SpendNetwork.choices)
+    enabled = models.BooleanField(default=True)
+    # What is not secret: the account ids (ad_account_id, customer_id, advertiser_id, org_id)
+    # and the credentials' identifiers (Google's client_id; Apple's client_id, team_id, key_id).
+    account = models.JSONField(default=dict)
+    # The secrets as one JSON object, encrypted (attribution_site/secrets.py).
+    secrets_encrypted = models.TextField()
+    secrets_last4 = models.JSONField(default=dict)
+    lookback_days = models.PositiveSmallIntegerField(
+        default=7, validators=[MinValueValidator(1), MaxValueValidator(30)])
+    campaign_ids = models.JSONField(default=list, blank=True)
+    campaign_name_contains = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["app", "network"],
+                                               name="spend_connection_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.get_network_display()} cost of app {self.app_id}"
+
+
+class CostPull(WorkRow):
+    """One pull of a connection's spend for a window of days: pending -> sending -> done or
+    failed (networks/spend/policy.py), with what it wrote."""
+
+    connection = models.ForeignKey(SpendConnection, on_delete=models.CASCADE,
+                                   related_name="pulls")
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE, related_name="+")
+    network = models.CharField(max_length=16, choices=SpendNetwork.choices)
+    since = models.DateField()
+    until = models.DateField()
+    trigger = models.CharField(max_length=16, default="schedule")  # or "request"
+    state = state_field([("pending", "pending"), ("sending", "sending"), ("done", "done"),
+                         ("failed", "failed")])
+    rows_written = models.PositiveIntegerField(default=0)
+    # Spend written per currency, as text ({"USD": "1234.56"}): an account has one currency,
+    # but nothing here assumes it.
+    spend_totals = models.JSONField(default=dict, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [*sweep_indexes("networks_costpull"),
+                   models.Index(fields=["connection", "-created_at"],
+                                name="networks_costpull_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.network} cost pull {self.since}..{self.until} ({self.state})"
+
+
+class CostPullAttempt(AttemptRow):
+    pull = models.ForeignKey(CostPull, on_delete=models.CASCADE, related_name="attempts")
+    calls = models.PositiveIntegerField(default=0)
+    rows_read = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pull", "number"],
+                                               name="cost_pull_attempt_unique")]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.pull_id}"

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from attribution_site.api.fields import StrictSerializer
 from networks import validation
 from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS, GoogleAdsConfig, MetaConfig
+from networks.spend.serializers import COST_INPUTS, COST_OUTPUTS
 
 
 class _RuleField(serializers.Field):
@@ -71,6 +72,9 @@ class MetaIntegrationInput(StrictSerializer):
     view_window_hours = ViewWindowField(required=False, help_text=(
         f"How long after an ad view an install is still credited to it (view-through); "
         f"default {META_VIEW_WINDOW_DEFAULT_HOURS}."))
+    cost = COST_INPUTS["meta"](required=False, help_text=(
+        "The ad spend connection (docs/networks.md, \"Ad spend\"); a body with only this "
+        "changes only it."))
 
 
 class GoogleAdsIntegrationInput(StrictSerializer):
@@ -80,6 +84,9 @@ class GoogleAdsIntegrationInput(StrictSerializer):
         "out, the stored link id stays."))
     event_mapping = EventMappingField(required=False, allow_null=True, help_text=(
         "Our event name -> Google's event name (in_app_purchase, or a custom name)."))
+    cost = COST_INPUTS["google_ads"](required=False, help_text=(
+        "The ad spend connection (docs/networks.md, \"Ad spend\"); a body with only this "
+        "changes only it."))
 
 
 class MetaIntegrationOutput(serializers.Serializer):
@@ -90,6 +97,7 @@ class MetaIntegrationOutput(serializers.Serializer):
     event_mapping = serializers.DictField(child=serializers.CharField())
     view_window_hours = serializers.IntegerField(allow_null=True)
     updated_at = serializers.DateTimeField(allow_null=True)
+    cost = COST_OUTPUTS["meta"]()
 
 
 class GoogleAdsIntegrationOutput(serializers.Serializer):
@@ -97,11 +105,30 @@ class GoogleAdsIntegrationOutput(serializers.Serializer):
     link_id_last4 = serializers.CharField(allow_null=True)
     event_mapping = serializers.DictField(child=serializers.CharField())
     updated_at = serializers.DateTimeField(allow_null=True)
+    cost = COST_OUTPUTS["google_ads"]()
+
+
+class TikTokIntegrationOutput(serializers.Serializer):
+    cost = COST_OUTPUTS["tiktok"]()
+
+
+class AppleAdsIntegrationOutput(serializers.Serializer):
+    cost = COST_OUTPUTS["apple_ads"]()
+
+
+class TikTokIntegrationInput(serializers.Serializer):
+    cost = COST_INPUTS["tiktok"]()
+
+
+class AppleAdsIntegrationInput(serializers.Serializer):
+    cost = COST_INPUTS["apple_ads"]()
 
 
 class IntegrationsOutput(serializers.Serializer):
     meta = MetaIntegrationOutput()
     google_ads = GoogleAdsIntegrationOutput()
+    tiktok = TikTokIntegrationOutput()
+    apple_ads = AppleAdsIntegrationOutput()
 
 
 def meta_answer(config: MetaConfig | None) -> dict:

@@ -11,4 +11,10 @@ urlpatterns = [
          name="integrations-meta"),
     path("apps/<uuid:app_id>/integrations/google_ads", views.GoogleAdsIntegrationView.as_view(),
          name="integrations-google-ads"),
+    path("apps/<uuid:app_id>/integrations/tiktok", views.TikTokIntegrationView.as_view(),
+         name="integrations-tiktok"),
+    path("apps/<uuid:app_id>/integrations/apple_ads", views.AppleAdsIntegrationView.as_view(),
+         name="integrations-apple-ads"),
+    path("apps/<uuid:app_id>/integrations/<str:network>/cost-pulls",
+         views.CostPullsView.as_view(), name="integrations-cost-pulls"),
 ]

@@ -94,6 +94,8 @@ class Answer:
     status_code: int | None = None
     body: str = ""  # text, NUL-free, from at most the caller's read limit of bytes
     location: str | None = None
+    # Retry-After as sent (seconds or an HTTP date): a platform's 429 says when to come back.
+    retry_after: str | None = None
     failure: Failure | None = None
     error: str | None = None
     duration_ms: int = 0
@@ -227,6 +229,7 @@ def send(request: OutboundRequest, *, timeout: float, read_limit: int = MAX_READ
         response = connection.getresponse()
         raw = response.read(read_limit)
         location = response.getheader("Location")
+        retry_after = response.getheader("Retry-After")
         status = response.status
     except (OSError, http.client.HTTPException, ValueError) as exc:
         if watchdog.fired or isinstance(exc, TimeoutError):
@@ -239,7 +242,7 @@ def send(request: OutboundRequest, *, timeout: float, read_limit: int = MAX_READ
         if sock is not None:
             sock.close()
     return Answer(status_code=status, body=text(raw, read_limit), location=location,
-                  duration_ms=elapsed_ms())
+                  retry_after=retry_after, duration_ms=elapsed_ms())
 
 
 def _connect(addresses: list[str], port: int, deadline: float) -> socket.socket:

@@ -178,6 +178,16 @@ EXAMPLES: dict[str, Example] = {
     "integrations_google_ads_set": Example(path=APP, body={
         "link_id": "A1B2C3D4E5F60718", "event_mapping": {"purchase": "in_app_purchase"}}),
     "integrations_google_ads_remove": Example(path=APP),
+    # Ad spend: the cost part of the integrations, and its pulls (the world has TikTok's and
+    # Apple Ads')
+    "integrations_tiktok_set": Example(path=APP, body={"cost": {
+        "advertiser_id": "7000000000001", "access_token": "tiktokAccessToken0123456789",
+        "lookback_days": 14}}),
+    "integrations_tiktok_remove": Example(path=APP),
+    "integrations_apple_ads_set": Example(path=APP, body={"cost": worlds.APPLE_COST}),
+    "integrations_apple_ads_remove": Example(path=APP),
+    "integrations_cost_pulls_list": Example(path={**APP, "network": "cost_network"}),
+    "integrations_cost_pulls_start": Example(path={**APP, "network": "cost_network"}),
     # Data-subject requests (OpenDSR)
     "privacy_requests_create": Example(body=lambda w: {
         "subject_request_id": "0f8e7d6c-5b4a-4398-8776-655443322110",

@@ -39,10 +39,19 @@ class World:
     document_token: str
     data_destination_id: str
     web_app_id: str = ""  # a web app linked to `app`, with a banner (web_to_app)
+    cost_network: str = "tiktok"  # `app` has a TikTok cost connection (networks/spend)
 
     @property
     def app_id(self) -> str:
         return str(self.app.id)
+
+
+# An Apple Ads cost part as the API checks it (the key's text is only shaped like a PEM: the
+# world never pulls).
+APPLE_COST = {"org_id": "40669820", "client_id": "SEARCHADS.27478e71-3bb0-4588",
+              "team_id": "SEARCHADS.27478e71-3bb0-4588", "key_id": "bacaebda-e219",
+              "private_key": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n"
+                             "-----END EC PRIVATE KEY-----\n"}
 
 
 def build() -> World:
@@ -80,6 +89,11 @@ def build() -> World:
         format="json"), 200)
     made(owner_api.put(f"/api/v1/apps/{app.id}/integrations/google_ads",
                        {"link_id": "F1E2D3C4B5A69788"}, format="json"), 200)
+    made(owner_api.put(f"/api/v1/apps/{app.id}/integrations/tiktok", {"cost": {
+        "advertiser_id": "7000000000001", "access_token": "tiktokAccessToken0123456789"}},
+        format="json"), 200)
+    made(owner_api.put(f"/api/v1/apps/{app.id}/integrations/apple_ads",
+                       {"cost": APPLE_COST}, format="json"), 200)
     made(owner_api.post("/api/v1/costs", {"app_id": str(app.id), "rows": [
         {"date": str(date.today() - timedelta(days=1)), "media_source": "network_a",
          "campaign_id": "summer", "cost": "12.50", "currency": "USD"}]}, format="json"), 200)

@@ -122,3 +122,60 @@ def test_the_campaigns_page_labels_a_named_campaign():
     assert _campaign_label(SimpleNamespace(campaign_id="c1", campaign_name=None)) == "c1"
     assert _campaign_label(SimpleNamespace(campaign_id="", campaign_name=None)) == (
         "(no campaign)")
+
+
+# --- Ad spend -----------------------------------------------------------------------------------
+
+TIKTOK_TOKEN = "tiktokConsoleToken0123456789WXYZ"
+
+
+def test_an_admin_sets_a_cost_connection_up_and_the_page_never_shows_its_secret(console, app):
+    from networks.models import SpendConnection
+
+    html = console.get(page(app)).content.decode()
+    assert "Ad spend" in html and "TikTok Ads Manager" in html
+    assert "Account Settings &gt; API" in html
+    response = console.post(page(app), {
+        "action": "save_cost_tiktok", "tiktok-advertiser_id": "7000000001",
+        "tiktok-access_token": TIKTOK_TOKEN, "tiktok-lookback_days": "14",
+        "tiktok-campaign_ids": "11, 22", "tiktok-enabled": "on"})
+    assert response.status_code == 302
+    connection = SpendConnection.objects.get(app=app, network="tiktok")
+    assert (connection.lookback_days, connection.campaign_ids) == (14, ["11", "22"])
+    html = console.get(page(app)).content.decode()
+    assert TIKTOK_TOKEN not in html and "WXYZ" in html and "No pull yet." in html
+
+
+def test_a_cost_form_with_errors_shows_them_beside_the_fields(console, app):
+    response = console.post(page(app), {
+        "action": "save_cost_google_ads", "google_ads-customer_id": "<b>12</b>",
+        "google_ads-client_id": "abc", "google_ads-lookback_days": "99"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "10 digits" in html and "from 1 to 30" in html
+    assert "<b>12</b>" not in html and "&lt;b&gt;12&lt;/b&gt;" in html
+
+
+def test_the_test_button_pulls_now_and_the_error_shows_as_text(console, app, settings):
+    from networks.models import CostPull
+    from networks.spend import services
+
+    services.connection_set(app_id=app.id, network="tiktok", enabled=True,
+                            account={"advertiser_id": "7000000001"},
+                            secrets={"access_token": TIKTOK_TOKEN}, lookback_days=7,
+                            campaign_ids=[], campaign_name_contains="")
+    response = console.post(page(app), {"action": "pull_cost_tiktok"})
+    assert response.status_code == 302
+    pull = CostPull.objects.get(app=app)
+    CostPull.objects.filter(pk=pull.pk).update(state="failed",
+                                               last_error="TikTok said <script>x</script>")
+    html = console.get(page(app)).content.decode()
+    assert "<script>x</script>" not in html
+    assert "TikTok said &lt;script&gt;x&lt;/script&gt;" in html
+
+
+def test_a_member_sees_the_cost_part_without_its_forms(app, owner, client):
+    member = UserFactory(organization=owner.organization, role="member")
+    client.force_login(member)
+    html = client.get(page(app)).content.decode()
+    assert "Ad spend" in html and "save_cost_tiktok" not in html

@@ -28,12 +28,19 @@ def url(app, kind=""):
 def test_an_app_without_integrations_lists_both_as_not_set(owner_api, app):
     response = owner_api.get(url(app))
     assert response.status_code == 200
-    assert response.json()["data"]["integrations"] == {
+    integrations = response.json()["data"]["integrations"]
+    costs = {network: integrations[network].pop("cost") for network in integrations}
+    assert integrations == {
         "meta": {"configured": False, "meta_app_id": None,
                  "install_referrer_decryption_key_last4": None, "access_token_last4": None,
                  "event_mapping": {}, "view_window_hours": None, "updated_at": None},
         "google_ads": {"configured": False, "link_id_last4": None, "event_mapping": {},
-                       "updated_at": None}}
+                       "updated_at": None},
+        "tiktok": {}, "apple_ads": {}}
+    assert {network: (cost["configured"], cost["media_source"], cost["last_pull"])
+            for network, cost in costs.items()} == {
+        "meta": (False, "meta", None), "google_ads": (False, "google", None),
+        "tiktok": (False, "tiktok", None), "apple_ads": (False, "apple_search_ads", None)}
 
 
 def test_an_admin_sets_meta_up_and_no_answer_holds_a_secret(owner_api, app):

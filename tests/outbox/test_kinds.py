@@ -26,7 +26,7 @@ from outbox.tasks import TASK_OPTIONS
 from privacy.models import RequestRun, RequestRunAttempt
 
 ROOT = Path(__file__).resolve().parents[2]
-KIND_NAMES = {"delivery", "Apple Ads claim", "Google Ads claim", "raw-data export run",
+KIND_NAMES = {"delivery", "Apple Ads claim", "Google Ads claim", "cost pull", "raw-data export run",
               "privacy request run", "privacy status callback"}
 SENT: list[str] = []
 
