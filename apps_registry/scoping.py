@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 
+from rest_framework.exceptions import APIException
 from rest_framework.permissions import SAFE_METHODS, IsAuthenticated
 from rest_framework.views import APIView
 
@@ -79,8 +80,17 @@ class OrganizationScopedView(OrganizationScope, APIView):
         response = super().finalize_response(request, response, *args, **kwargs)
         # Only what succeeded changed anything; a refusal or a 400 left everything as it was.
         if request.method not in SAFE_METHODS and 200 <= response.status_code < 300:
-            audit_trail.change_made(request, fields=request.data, answer=response.data)
+            audit_trail.change_made(request, fields=_sent(request), answer=response.data)
         return response
+
+
+def _sent(request):
+    """The body as parsed; nothing when a view that never read it was sent one it cannot
+    parse (reading it only now must not turn the view's success into an error)."""
+    try:
+        return request.data
+    except APIException:
+        return {}
 
     def get_app_from_query(self, name: str = "app_id") -> App:
         """The app named by a required query parameter: 400 when absent or malformed."""

@@ -56,6 +56,8 @@ class AuditRecorder:
 
     def change(self, request, *, fields: Any, answer: Any) -> None:
         user = request.user
+        if not getattr(user, "is_authenticated", False):
+            return  # only a person's changes: a view open to anyone has no actor to name
         match = request.resolver_match
         url_kwargs = dict(match.kwargs) if match is not None else {}
         action = actions.action_of(match.url_name if match is not None else None,
