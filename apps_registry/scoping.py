@@ -83,15 +83,6 @@ class OrganizationScopedView(OrganizationScope, APIView):
             audit_trail.change_made(request, fields=_sent(request), answer=response.data)
         return response
 
-
-def _sent(request):
-    """The body as parsed; nothing when a view that never read it was sent one it cannot
-    parse (reading it only now must not turn the view's success into an error)."""
-    try:
-        return request.data
-    except APIException:
-        return {}
-
     def get_app_from_query(self, name: str = "app_id") -> App:
         """The app named by a required query parameter: 400 when absent or malformed."""
         raw = self.request.query_params.get(name)
@@ -103,3 +94,12 @@ def _sent(request):
         except ValueError:
             raise ValidationFailed(f"Invalid input: {name}.", {name: ["Must be a UUID."]}) from None
         return self.get_app(app_id)
+
+
+def _sent(request):
+    """The body as parsed; nothing when a view that never read it was sent one it cannot
+    parse (reading it only now must not turn the view's success into an error)."""
+    try:
+        return request.data
+    except APIException:
+        return {}

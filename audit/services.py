@@ -38,7 +38,7 @@ def token_use_note(*, token_digest: str, ip: str, organization_id: uuid.UUID,
     where it starts (the login or the token's creation is in the log already); the first use
     from any further address is an entry. Returns that entry, else None."""
     cache_key = f"audit:token-address:{token_digest}:{ip}"
-    if cache.get(cache_key):
+    if _cache_get(cache_key):
         return None
     known = set(TokenAddress.objects.filter(token_digest=token_digest)
                 .values_list("ip", flat=True))
@@ -56,8 +56,23 @@ def token_use_note(*, token_digest: str, ip: str, organization_id: uuid.UUID,
                     actor_email=actor_email, action=TOKEN_NEW_IP, target="",
                     changes={"credential": kind, "earlier_ips": sorted(known)[:20]},
                     ip=ip, now=now)
-    cache.set(cache_key, 1, timeout=KNOWN_ADDRESS_SECONDS)
+    _cache_set(cache_key)
     return entry
+
+
+# The cache only saves queries: without it every use is checked against the table.
+def _cache_get(key: str) -> bool:
+    try:
+        return bool(cache.get(key))
+    except Exception:  # noqa: BLE001 - any cache failure means "not known", never a 500
+        return False
+
+
+def _cache_set(key: str) -> None:
+    try:
+        cache.set(key, 1, timeout=KNOWN_ADDRESS_SECONDS)
+    except Exception:  # noqa: BLE001 - the next use asks the table again
+        pass
 
 
 def entries_prune(*, now: datetime, retention_days: int) -> int:

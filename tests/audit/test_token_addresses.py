@@ -46,3 +46,18 @@ def test_a_refused_call_still_counts_as_a_use(owner):
     client.get("/api/v1/privacy/requests", REMOTE_ADDR="198.51.100.9")
 
     assert Entry.objects.get().action == "auth.token_new_ip"
+
+
+def test_an_unreachable_cache_costs_queries_not_answers(owner):
+    from django.test import override_settings
+
+    unreachable = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2}}}
+    client = client_for(owner)
+    with override_settings(CACHES=unreachable):
+        for address in ("192.0.2.1", "192.0.2.1", "198.51.100.9"):
+            assert client.get("/api/v1/apps", REMOTE_ADDR=address).status_code == 200
+
+    assert Entry.objects.get().action == "auth.token_new_ip"
