@@ -13,6 +13,7 @@ from django.conf import settings
 
 from accounts import services
 from accounts.models import User
+from attribution_site import audit_trail
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import RateLimited, Unauthorized
 from attribution_site.api.throttling import enforce, limit_hit, limit_peek
@@ -41,4 +42,6 @@ def password_login(request, *, email: str, password: str) -> User:
     except Unauthorized:
         for group, key, rate in budgets:
             limit_hit(request, group=group, key=key, rate=rate)
+        # Logged only when counted: the limit is what keeps a guesser from filling the log.
+        audit_trail.login_failed(request, email=email)
         raise

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from accounts import services
 from accounts.login_limits import password_login, signup_allowed
 from accounts.serializers import LoginInput, SignupInput, TokenOutput, UserOutput
+from attribution_site import audit_trail
 
 EMAIL_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=services.EMAIL_TAKEN)
 BAD_CREDENTIALS = OpenApiResponse(OpenApiTypes.OBJECT, description=services.BAD_CREDENTIALS)
@@ -44,6 +45,7 @@ class LoginView(APIView):
         payload = LoginInput(data=request.data)
         payload.is_valid(raise_exception=True)
         user = password_login(request, **payload.validated_data)
+        audit_trail.login_succeeded(request, user=user)
         return Response(_token_body(user))
 
 

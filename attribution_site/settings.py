@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "web",  # the web script's endpoints, web ids and visits (docs/web.md)
     "web_to_app",  # linked apps, the banner and web-to-app journeys (docs/web.md)
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
+    "audit",  # who changed what, logins, tokens' new addresses (docs/teams.md, "Audit log")
     "attribution_site",  # no models: its management command (architecture_map)
 ]
 
@@ -218,6 +219,8 @@ DELIVERY_RETRY_DELAYS = env.int_list("DELIVERY_RETRY_DELAYS", [60, 300, 1800])
 # A pending delivery this long past due is presumed to have lost its message and re-enqueued.
 DELIVERY_SWEEP_GRACE_SECONDS = env.int("DELIVERY_SWEEP_GRACE_SECONDS", 120, minimum=0)
 DELIVERY_LOG_RETENTION_DAYS = env.int("DELIVERY_LOG_RETENTION_DAYS", 30, minimum=1)
+# Audit entries older than this are deleted by beat (docs/teams.md, "Audit log").
+AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", 400, minimum=1)
 # How often beat sends the one outbox sweep, over every kind (docs/outbox.md, "Sweep"), and
 # checks for overdue deliveries (docs/delivery.md). DELIVERY_SWEEP_INTERVAL_SECONDS, its name
 # from before there was one sweep, is still read when the new name is not set.
@@ -479,6 +482,9 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 3000}},
     "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
         "task": "retention.enforce", "schedule": crontab(minute=23),
+        "options": {"expires": 3000}},
+    "audit.prune": {  # entries older than AUDIT_RETENTION_DAYS (docs/teams.md, "Audit log")
+        "task": "audit.prune", "schedule": crontab(hour=4, minute=41),
         "options": {"expires": 3000}},
     "raw-export-schedule": {  # a run of every destination (docs/export.md, "Runs")
         "task": "raw_export.schedule", "schedule": float(RAW_EXPORT_INTERVAL_SECONDS),

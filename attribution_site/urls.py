@@ -30,6 +30,7 @@ api_v1 = [
     path("", include("raw_export.urls")),
     path("", include("web.urls")),
     path("", include("web_to_app.urls")),
+    path("", include("audit.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

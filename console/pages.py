@@ -4,6 +4,12 @@ organization's app is a 404 page here exactly as it is a 404 there; and the one 
 (attribution_site/capabilities.py): a page declares the capability each method needs, and a
 person whose role lacks it gets the not-allowed page (403).
 
+`ConsolePage` is also the console's choke point of the audit log
+(attribution_site/audit_trail.py): a form post answered with a redirect is recorded as a
+person's change, so a new page is audited by being one. The pages follow Post/Redirect/Get: a
+change that succeeded redirects, while a post rendered in place changed nothing (a refused
+form, a preview of an upload, a row added to a form being edited, a test send's result).
+
 Console views are adapters like the API's: they parse a form or the query string, call the
 selector or service the API calls, and render. They hold no rule of their own.
 """
@@ -18,7 +24,7 @@ from django.urls import reverse_lazy
 from django.views import View
 
 from apps_registry.scoping import OrganizationScope
-from attribution_site import capabilities
+from attribution_site import audit_trail, capabilities
 from console.rate_editors import may_edit_rates
 
 
@@ -39,7 +45,20 @@ class CapabilityRequiredPage:
         return capabilities.may(getattr(self.request.user, "role", None), capability)
 
 
-class ConsolePage(LoginRequiredMixin, CapabilityRequiredPage, OrganizationScope, View):
+class AuditedPage:
+    """Records a logged-in person's form post that succeeded, that is redirected
+    (docs/teams.md, "Audit log")."""
+
+    def dispatch(self, request, *args, **kwargs):
+        response = super().dispatch(request, *args, **kwargs)
+        if (request.method == "POST" and request.user.is_authenticated
+                and 300 <= response.status_code < 400):
+            audit_trail.change_made(request, fields=request.POST, answer=response)
+        return response
+
+
+class ConsolePage(AuditedPage, LoginRequiredMixin, CapabilityRequiredPage, OrganizationScope,
+                  View):
     login_url = reverse_lazy("console:login")
     redirect_field_name = "next"
 

@@ -5,6 +5,7 @@ from django.urls import path, register_converter
 
 from console.views import (
     apps,
+    audit,
     auth,
     conversion,
     cost_report,
@@ -125,5 +126,6 @@ urlpatterns = [
          name="data-destinations"),
     path("data-destinations/<uuid:destination_id>", data_destinations.DestinationPage.as_view(),
          name="data-destination"),
+    path("audit-log", audit.AuditLogPage.as_view(), name="audit-log"),
     path("docs/<str:name>.md", docs.DocPage.as_view(), name="doc"),
 ]

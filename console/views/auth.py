@@ -13,6 +13,7 @@ from django.views import View
 from accounts import services
 from accounts.login_limits import password_login, signup_allowed
 from accounts.serializers import LoginInput, SignupInput
+from attribution_site import audit_trail
 from attribution_site.api.exceptions import ApiError
 from console.forms import TEXT, FormProblem, form_data, validated
 
@@ -67,6 +68,7 @@ class LoginPage(View):
                           {"values": {"email": data.get("email", "")},
                            "problem": FormProblem(error), "next": _next_page(request)},
                           status=error.status)
+        audit_trail.login_succeeded(request, user=user)
         login(request, user, backend=SESSION_BACKEND)
         return redirect(_next_page(request))
 

@@ -214,6 +214,8 @@ EXAMPLES: dict[str, Example] = {
     "data_destinations_test": Example(path=DESTINATION),
     "data_destinations_runs_list": Example(path=DESTINATION, query=lambda w: {"limit": 5}),
     "data_destinations_runs_create": Example(path=DESTINATION),
+    # The audit log (the world's own changes are its entries)
+    "audit_log_list": Example(query={"limit": 5}),
 }
 
 
