@@ -1,4 +1,5 @@
-"""Writes for accounts: sign-up and credential checks (spec: Authentication endpoints)."""
+"""Writes for accounts: sign-up, joining an organization, and credential checks (spec:
+Authentication endpoints; docs/teams.md)."""
 
 from __future__ import annotations
 
@@ -17,19 +18,49 @@ BAD_CREDENTIALS = "Invalid email or password."
 
 def account_signup(*, email: str, password: str, name: str, company_name: str) -> User:
     """Create an organization and its first user, who is its admin."""
+    _password_check(password)
+    _email_free(email)
+    with transaction.atomic():
+        organization = Organization.objects.create(name=company_name)
+        return _user_create(organization_id=organization.id, email=email, name=name,
+                            password=password, role=User.Role.ADMIN)
+
+
+def member_join(*, organization_id, email: str, name: str, password: str | None,
+                role: str) -> User:
+    """Add a person to an existing organization with `role` (an accepted invitation, a first
+    single sign-on). `password` None leaves the person without one: they sign in through SSO
+    only. A registered email is a Conflict (409): one person, one organization."""
+    if role not in User.Role.values:
+        raise ValidationFailed("Invalid input: role.", {"role": [f"Unknown role {role!r}."]})
+    if password is not None:
+        _password_check(password)
+    _email_free(email)
+    return _user_create(organization_id=organization_id, email=email, name=name,
+                        password=password, role=role)
+
+
+def _password_check(password: str) -> None:
     try:
         validate_password(password)
     except DjangoValidationError as exc:
         raise ValidationFailed("Invalid input: password.", {"password": exc.messages}) from None
-    if User.objects.filter(email=email).exists():
+
+
+def _email_free(email: str) -> None:
+    if User.objects.filter(email=email.strip().lower()).exists():
         raise Conflict(EMAIL_TAKEN, {"email": [EMAIL_TAKEN]})
+
+
+def _user_create(*, organization_id, email: str, name: str, password: str | None,
+                 role: str) -> User:
+    user = User(email=email.strip().lower(), name=name, role=role,
+                organization_id=organization_id)
+    user.set_password(password)  # None: an unusable password
     try:
         with transaction.atomic():
-            organization = Organization.objects.create(name=company_name)
-            user = User(email=email, name=name, role=User.Role.ADMIN, organization=organization)
-            user.set_password(password)
             user.save()
-    except IntegrityError:  # a concurrent sign-up with the same email won the race
+    except IntegrityError:  # a concurrent sign-up or join with the same email won the race
         raise Conflict(EMAIL_TAKEN, {"email": [EMAIL_TAKEN]}) from None
     return user
 
