@@ -14,6 +14,7 @@ from attribution_site.api.exceptions import Conflict, Unauthorized, ValidationFa
 
 EMAIL_TAKEN = "An account with this email already exists."
 BAD_CREDENTIALS = "Invalid email or password."
+AUTH_VERSION_CLAIM = "auth_version"
 
 
 def account_signup(*, email: str, password: str, name: str, company_name: str) -> User:
@@ -74,4 +75,8 @@ def user_authenticate(*, email: str, password: str) -> User:
 
 
 def access_token_issue(*, user: User) -> str:
-    return str(AccessToken.for_user(user))
+    """A JWT for `user`, carrying the `auth_version` it is good for (accounts/authentication.py
+    refuses it once a role change or a removal has raised the user's)."""
+    token = AccessToken.for_user(user)
+    token[AUTH_VERSION_CLAIM] = user.auth_version
+    return str(token)

@@ -1,7 +1,7 @@
 """Integrations endpoints (docs/networks.md), JWT and organization-scoped: `GET
 /apps/{id}/integrations` shows what is set (never a secret), `PUT
-/apps/{id}/integrations/{meta|google_ads}` sets one (an organization admin), `DELETE` removes it.
-Another organization's app is a 404."""
+/apps/{id}/integrations/{meta|google_ads}` sets one, `DELETE` removes it: all three for the roles
+that configure apps (admins and developers). Another organization's app is a 404."""
 
 from __future__ import annotations
 
@@ -25,8 +25,6 @@ from networks.serializers import (
     meta_answer,
 )
 
-ADMINS_ONLY = OpenApiResponse(OpenApiTypes.OBJECT,
-                              description="The caller is not an admin of the organization.")
 NOT_SET = OpenApiResponse(OpenApiTypes.OBJECT, description="The app has no such integration.")
 REMOVED = inline_serializer("IntegrationRemoved", {"success": serializers.BooleanField()})
 
@@ -40,6 +38,8 @@ def _set(write):
 
 
 class IntegrationsView(OrganizationScopedView):
+    capability = CONFIGURE
+
     @extend_schema(operation_id="integrations_list", responses={200: inline_serializer(
         "IntegrationList", {"integrations": IntegrationsOutput()})})
     def get(self, request, app_id):
@@ -50,7 +50,8 @@ class IntegrationsView(OrganizationScopedView):
 
 
 class _IntegrationAdminView(OrganizationScopedView):
-    """Setting or removing an integration hands the platform the app's data: admins only."""
+    """Setting or removing an integration hands the platform the app's data: the roles that
+    configure apps only."""
 
     kind = ""
     capability = CONFIGURE
@@ -70,8 +71,7 @@ class MetaIntegrationView(_IntegrationAdminView):
 
     @extend_schema(operation_id="integrations_meta_set", request=MetaIntegrationInput,
                    responses={200: inline_serializer("MetaIntegrationSet",
-                                                     {"meta": MetaIntegrationOutput()}),
-                              403: ADMINS_ONLY})
+                                                     {"meta": MetaIntegrationOutput()})})
     def put(self, request, app_id):
         app = self._admin_app(app_id)
         payload = MetaIntegrationInput(data=request.data)
@@ -87,7 +87,7 @@ class MetaIntegrationView(_IntegrationAdminView):
         return Response({"meta": meta_answer(config)})
 
     @extend_schema(operation_id="integrations_meta_remove",
-                   responses={200: REMOVED, 403: ADMINS_ONLY, 404: NOT_SET})
+                   responses={200: REMOVED, 404: NOT_SET})
     def delete(self, request, app_id):
         return self._remove(app_id)
 
@@ -97,8 +97,7 @@ class GoogleAdsIntegrationView(_IntegrationAdminView):
 
     @extend_schema(operation_id="integrations_google_ads_set", request=GoogleAdsIntegrationInput,
                    responses={200: inline_serializer("GoogleAdsIntegrationSet",
-                                                     {"google_ads": GoogleAdsIntegrationOutput()}),
-                              403: ADMINS_ONLY})
+                                                     {"google_ads": GoogleAdsIntegrationOutput()})})
     def put(self, request, app_id):
         app = self._admin_app(app_id)
         payload = GoogleAdsIntegrationInput(data=request.data)
@@ -109,6 +108,6 @@ class GoogleAdsIntegrationView(_IntegrationAdminView):
         return Response({"google_ads": google_ads_answer(config)})
 
     @extend_schema(operation_id="integrations_google_ads_remove",
-                   responses={200: REMOVED, 403: ADMINS_ONLY, 404: NOT_SET})
+                   responses={200: REMOVED, 404: NOT_SET})
     def delete(self, request, app_id):
         return self._remove(app_id)
