@@ -13,7 +13,7 @@ from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve
 
 from attribution_site import local_cache
 
@@ -51,6 +51,17 @@ def real_path(route: str, name: str, world) -> str:
     return _fill(route, lambda converter, argument: real.get(argument, "missing"))
 
 
+def resolvable_path(route: str, name: str, world) -> str:
+    """The real path, or where the world has no id for an argument (a route added since), the
+    path with ids that exist nowhere but that the URL's converters take."""
+    path = real_path(route, name, world)
+    try:
+        resolve(path)
+    except Resolver404:
+        return _fill(route, lambda converter, argument: MISSING.get(converter, "missing"))
+    return path
+
+
 def filled(route: str, values: dict[str, str]) -> str | None:
     """The route with its arguments from `values`; None when one of them is not there."""
     names = [m["name"] for m in ARGUMENT.finditer(route)]
@@ -76,6 +87,8 @@ def _arguments(name: str, world) -> dict[str, str]:
         "app_label": "tracking", "url": "nothing-here",
         "content_type_id": str(ContentType.objects.get_for_model(type(world.app)).id),
         "object_id": str(world.app.id), "member_id": str(world.owner.id),
+        "destination_id": world.data_destination_id, "request_id": world.privacy_request_id,
+        "token": world.document_token,
     }
     admin_model = re.fullmatch(r"admin:(\w+?)_(\w+)_(change|delete|history)", name)
     if admin_model:
