@@ -84,7 +84,7 @@ def test_a_marketer_neither_reads_nor_changes_integrations(client, owner, app):
     client.force_login(marketer, backend="django.contrib.auth.backends.ModelBackend")
     refused = client.get(page(app))
     assert refused.status_code == 403
-    assert "Only an organization's admins and developers may change apps" in (
+    assert "Only an organization&#x27;s admins and developers may change apps" in (
         refused.content.decode())
     response = client.post(page(app), {"action": "meta", "meta_app_id": "1",
                                         "install_referrer_decryption_key": KEY})
