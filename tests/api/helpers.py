@@ -86,7 +86,7 @@ def _arguments(name: str, world) -> dict[str, str]:
         "code": world.link_code, "rest": f"{world.link_code}/more", "kind": "installs",
         "app_label": "tracking", "url": "nothing-here",
         "content_type_id": str(ContentType.objects.get_for_model(type(world.app)).id),
-        "object_id": str(world.app.id), "member_id": str(world.owner.id),
+        "object_id": str(world.app.id), "member_id": world.member_id,
         "destination_id": world.data_destination_id, "request_id": world.privacy_request_id,
         "token": world.document_token,
     }
