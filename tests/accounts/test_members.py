@@ -162,3 +162,17 @@ def test_a_weak_password_or_an_unknown_role_is_refused(owner, password, role):
         services.member_join(organization_id=owner.organization_id, email="x@example.com",
                              name="", password=password, role=role)
     assert not User.objects.filter(email="x@example.com").exists()
+
+
+def test_the_upgrade_makes_every_member_a_developer(owner):
+    """accounts 0002: `member` held what `developer` holds, so members lose nothing."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    upgrade = import_module("accounts.migrations.0002_roles_and_auth_version")
+    old = UserFactory(organization=owner.organization)
+    User.objects.filter(pk=old.pk).update(role="member")
+    upgrade.members_become_developers(apps, None)
+    assert User.objects.get(pk=old.pk).role == "developer"
+    assert User.objects.get(pk=owner.pk).role == "admin"
