@@ -1,4 +1,5 @@
-"""Users and organizations, sign-up and login (spec: Authentication endpoints)."""
+"""Users and organizations, sign-up and login (spec: Authentication endpoints), and roles and
+members (docs/teams.md): who is in an organization and with which role."""
 
 from django.apps import AppConfig
 

@@ -1,7 +1,8 @@
-"""Request and response shapes for the authentication endpoints."""
+"""Request and response shapes for the authentication and members endpoints."""
 
 from rest_framework import serializers
 
+from accounts.models import User
 from attribution_site.api.fields import StrictCharField, StrictEmailField, StrictSerializer
 
 
@@ -21,10 +22,22 @@ class UserOutput(serializers.Serializer):
     id = serializers.UUIDField()
     email = serializers.EmailField()
     name = serializers.CharField()
-    role = serializers.CharField()
+    role = serializers.ChoiceField(choices=User.Role.values)
     org_id = serializers.UUIDField(source="organization_id", allow_null=True)
 
 
 class TokenOutput(serializers.Serializer):
     token = serializers.CharField()
     user = UserOutput()
+
+
+class MemberOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    email = serializers.EmailField()
+    name = serializers.CharField()
+    role = serializers.ChoiceField(choices=User.Role.values)
+    joined_at = serializers.DateTimeField(source="date_joined")
+
+
+class MemberRoleInput(StrictSerializer):
+    role = serializers.ChoiceField(choices=User.Role.values)

@@ -1,19 +1,32 @@
-"""Authentication endpoints: signup, login, me (spec: Authentication endpoints)."""
+"""Authentication endpoints: signup, login, me (spec: Authentication endpoints); an
+organization's members (docs/teams.md, "Members")."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services
+from accounts import members, services
 from accounts.login_limits import password_login, signup_allowed
-from accounts.serializers import LoginInput, SignupInput, TokenOutput, UserOutput
+from accounts.serializers import (
+    LoginInput,
+    MemberOutput,
+    MemberRoleInput,
+    SignupInput,
+    TokenOutput,
+    UserOutput,
+)
+from apps_registry.scoping import OrganizationScopedView
 from attribution_site import audit_trail
+from attribution_site.capabilities import ADMINISTER, READ
 
 EMAIL_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=services.EMAIL_TAKEN)
 BAD_CREDENTIALS = OpenApiResponse(OpenApiTypes.OBJECT, description=services.BAD_CREDENTIALS)
+LAST_ADMIN = OpenApiResponse(OpenApiTypes.OBJECT, description=members.LAST_ADMIN)
+MEMBER = inline_serializer("MemberAnswer", {"member": MemberOutput()})
+REMOVED = inline_serializer("MemberRemoved", {"success": serializers.BooleanField()})
 
 
 def _token_body(user) -> dict:
@@ -50,6 +63,35 @@ class LoginView(APIView):
 
 
 class MeView(APIView):
+    capability = READ  # every role: the caller's own account, role included
+
     @extend_schema(responses={200: UserOutput})
     def get(self, request):
         return Response(UserOutput(request.user).data)
+
+
+class MemberListView(OrganizationScopedView):
+    capability = ADMINISTER
+
+    @extend_schema(operation_id="org_members_list", responses={200: inline_serializer(
+        "MemberList", {"members": MemberOutput(many=True)})})
+    def get(self, request):
+        people = members.members_of(organization_id=self.organization_id)
+        return Response({"members": MemberOutput(people, many=True).data})
+
+
+class MemberDetailView(OrganizationScopedView):
+    capability = ADMINISTER
+
+    @extend_schema(request=MemberRoleInput, responses={200: MEMBER, 409: LAST_ADMIN})
+    def patch(self, request, member_id):
+        payload = MemberRoleInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        member = members.member_role_change(organization_id=self.organization_id,
+                                            member_id=member_id, **payload.validated_data)
+        return Response({"member": MemberOutput(member).data})
+
+    @extend_schema(responses={200: REMOVED, 409: LAST_ADMIN})
+    def delete(self, request, member_id):
+        members.member_remove(organization_id=self.organization_id, member_id=member_id)
+        return Response({"success": True})

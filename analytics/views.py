@@ -32,6 +32,7 @@ from analytics.serializers import (
     SourcesOutput,
 )
 from apps_registry.scoping import OrganizationScopedView
+from attribution_site.capabilities import EDIT_MARKETING, READ
 from attribution_site.replica import ReportReads
 
 PERIOD_PARAMETERS = [
@@ -66,6 +67,8 @@ class Answer:
 
 class AnalyticsView(ReportReads, OrganizationScopedView):
     """Reads its figures where reports read: the replica when there is one."""
+
+    capability = READ
 
     query_serializer = PeriodQuery
     reads_rollups = True
@@ -194,6 +197,8 @@ class ExportView(AnalyticsView):
 
 
 class CostImportView(OrganizationScopedView):
+    capability = EDIT_MARKETING
+
     @extend_schema(request=CostImportInput, responses={200: CostImportOutput, 404: NOT_FOUND})
     def post(self, request):
         payload = CostImportInput(data=request.data)

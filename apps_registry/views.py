@@ -19,6 +19,7 @@ from apps_registry.serializers import (
     AppUpdateInput,
 )
 from attribution_site.api.exceptions import NotFound
+from attribution_site.capabilities import CONFIGURE, READ
 
 DELETED = inline_serializer("Deleted", {"success": serializers.BooleanField()})
 IDENTIFIER_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=(
@@ -26,6 +27,8 @@ IDENTIFIER_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=(
 
 
 class AppListView(OrganizationScopedView):
+    capability = {"GET": READ, "POST": CONFIGURE}
+
     @extend_schema(operation_id="apps_list",
                    responses={200: inline_serializer("AppList", {"apps": AppOutput(many=True)})})
     def get(self, request):
@@ -44,6 +47,8 @@ class AppListView(OrganizationScopedView):
 
 
 class AppDetailView(OrganizationScopedView):
+    capability = {"GET": READ, "PUT": CONFIGURE, "DELETE": CONFIGURE}
+
     @extend_schema(responses={200: inline_serializer("AppDetail", {"app": AppDetailOutput()})})
     def get(self, request, app_id):
         return Response({"app": AppDetailOutput(self.get_app(app_id)).data})
@@ -64,6 +69,8 @@ class AppDetailView(OrganizationScopedView):
 
 
 class AppKeyListView(OrganizationScopedView):
+    capability = CONFIGURE
+
     @extend_schema(responses={200: inline_serializer("ApiKeyList",
                                                      {"keys": ApiKeyOutput(many=True)})})
     def get(self, request, app_id):
@@ -89,6 +96,8 @@ class AppKeyListView(OrganizationScopedView):
 
 
 class KeyDetailView(OrganizationScopedView):
+    capability = CONFIGURE
+
     @extend_schema(responses={200: DELETED})
     def delete(self, request, key_id):
         key = selectors.api_key_for_organization(organization_id=self.organization_id,

@@ -3,31 +3,26 @@
 
 A view names the capability an action needs (`capability` on an API view or console page, per
 method where reading and changing differ); this table says which roles hold it. Roles are the
-values of `accounts.models.User.Role`, spelled out here so the rule stays pure. The teams issue
-adds roles (developer, marketer, viewer) as new entries of these sets, not as new checks.
+values of `accounts.models.User.Role`, spelled out here so the rule stays pure.
 """
 
 from __future__ import annotations
 
-ADMIN, MEMBER = "admin", "member"
-ROLES = (ADMIN, MEMBER)
+ADMIN, DEVELOPER, MARKETER, VIEWER = "admin", "developer", "marketer", "viewer"
+ROLES = (ADMIN, DEVELOPER, MARKETER, VIEWER)
 
-READ = "read"  # apps, analytics, installs, events, links, reports, delivery logs, exports
+READ = "read"  # apps (no secrets), analytics, installs, events, links, reports, delivery logs, CSV
 EDIT_MARKETING = "edit_marketing"  # links, cost uploads
 EDIT_RATES = "edit_rates"  # the instance-wide exchange rates, when CURRENCY_RATES_EDITORS=admins
-CONFIGURE_APPS = "configure_apps"  # apps, keys, postbacks, webhooks, conversion schemas, ...
-CONFIGURE = "configure"  # integrations, data destinations, fraud settings
-ADMINISTER = "administer"  # privacy requests (and, with teams, members and roles)
+CONFIGURE = "configure"  # apps, keys, postbacks, webhooks, integrations, destinations, fraud
+ADMINISTER = "administer"  # members, roles, invitations, SSO, privacy requests, audit log
 
-# Today's line: a member does all but hand an app's data or credentials to another party
-# (integrations, data destinations), change how installs are judged (fraud settings), name
-# people (privacy requests) or change every organization's figures (rates).
+# The issue's table (docs/teams.md, "Roles"): each row a capability, each column a role.
 HOLDERS: dict[str, frozenset[str]] = {
-    READ: frozenset({ADMIN, MEMBER}),
-    EDIT_MARKETING: frozenset({ADMIN, MEMBER}),
-    EDIT_RATES: frozenset({ADMIN}),
-    CONFIGURE_APPS: frozenset({ADMIN, MEMBER}),
-    CONFIGURE: frozenset({ADMIN}),
+    READ: frozenset({ADMIN, DEVELOPER, MARKETER, VIEWER}),
+    EDIT_MARKETING: frozenset({ADMIN, DEVELOPER, MARKETER}),
+    EDIT_RATES: frozenset({ADMIN, DEVELOPER, MARKETER}),
+    CONFIGURE: frozenset({ADMIN, DEVELOPER}),
     ADMINISTER: frozenset({ADMIN}),
 }
 
@@ -36,11 +31,11 @@ COVERS = {
     READ: "read the organization's apps and reports",
     EDIT_MARKETING: "change links and costs",
     EDIT_RATES: "change the exchange rates",
-    CONFIGURE_APPS: "change apps, keys, postbacks and webhooks",
-    CONFIGURE: "set up integrations, data destinations and fraud settings",
-    ADMINISTER: "handle members and data-subject requests",
+    CONFIGURE: "change apps, keys, postbacks, webhooks, integrations, data destinations and "
+               "fraud settings",
+    ADMINISTER: "handle members, invitations, single sign-on, data-subject requests and the "
+                "audit log",
 }
-_PLURALS = {ADMIN: "admins", MEMBER: "members"}
 
 
 def may(role: str | None, capability: str) -> bool:
@@ -56,7 +51,8 @@ def held_by_all(capability: str) -> bool:
 
 def refusal(capability: str) -> str:
     """The message of a 403 (API) or a not-allowed page (console) for a missing capability."""
-    holders = " and ".join(_PLURALS[role] for role in ROLES if role in HOLDERS[capability])
+    holders = [f"{role}s" for role in ROLES if role in HOLDERS[capability]]
+    holders = ", ".join(holders[:-1]) + " and " + holders[-1] if len(holders) > 1 else holders[0]
     return f"Only an organization's {holders} may {COVERS[capability]}."
 
 

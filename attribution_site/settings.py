@@ -125,6 +125,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "console.context_processors.permissions",
             ],
         },
     },
@@ -380,7 +381,9 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.BearerTokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # A view's `capability` is checked wherever it is declared (attribution_site/capabilities.py).
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated",
+                                   "attribution_site.api.permissions.CapabilityRequired"],
     "DEFAULT_THROTTLE_CLASSES": ["attribution_site.api.throttling.DashboardUserThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["attribution_site.api.renderers.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution_site.api.parsers.JSONParser"],

@@ -57,5 +57,6 @@ urlpatterns = [
 ]
 
 
+handler403 = errors.permission_denied
 handler404 = errors.not_found
 handler500 = errors.server_error

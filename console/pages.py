@@ -37,12 +37,16 @@ class CapabilityRequiredPage:
     def dispatch(self, request, *args, **kwargs):
         needed = capabilities.needed(self.capability, request.method)
         if needed is not None and request.user.is_authenticated and not self.may(needed):
-            raise PermissionDenied(capabilities.refusal(needed))
+            raise PermissionDenied(self.refusal(needed))
         return super().dispatch(request, *args, **kwargs)
 
     def may(self, capability: str) -> bool:
         """Whether the person holds `capability`: pages show a form or a notice by it."""
         return capabilities.may(getattr(self.request.user, "role", None), capability)
+
+    def refusal(self, capability: str) -> str:
+        """What the not-allowed page says (console/errors.py renders it as text)."""
+        return capabilities.refusal(capability)
 
 
 class AuditedPage:

@@ -25,6 +25,7 @@ from apps_registry.sdk import SdkView, json_object
 from attribution_site import replica
 from attribution_site.api.exceptions import NotFound, RateLimited, ValidationFailed
 from attribution_site.api.throttling import fixed_window_hit
+from attribution_site.capabilities import CONFIGURE, READ
 from conversion import report, selectors, services
 from conversion.serializers import (
     CompactSchemaOutput,
@@ -44,6 +45,8 @@ NO_SCHEMA_RESPONSE = OpenApiResponse(OpenApiTypes.OBJECT, description=NO_SCHEMA)
 
 
 class ConversionSchemaListView(OrganizationScopedView):
+    capability = {"GET": READ, "POST": CONFIGURE}
+
     @extend_schema(operation_id="conversion_schemas_list", responses={
         200: inline_serializer("ConversionSchemaList",
                                {"schemas": SchemaVersionOutput(many=True)}),
@@ -71,6 +74,8 @@ class ConversionSchemaListView(OrganizationScopedView):
 
 
 class ConversionSchemaDetailView(OrganizationScopedView):
+    capability = READ
+
     @extend_schema(operation_id="conversion_schemas_retrieve", responses={
         200: inline_serializer("ConversionSchemaDetail", {"schema": SchemaVersionOutput()}),
         404: NOT_FOUND})

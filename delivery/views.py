@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from apps_registry.models import App
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound
+from attribution_site.capabilities import CONFIGURE, READ
 from attribution_site.replica import ReportReads
 from delivery import selectors, services
 from delivery.models import DeliveryAttempt, Kind, PostbackConfig, Webhook
@@ -60,6 +61,9 @@ LOG_QUERY = [
 
 
 class ConfigView(OrganizationScopedView, metaclass=ABCMeta):
+    # Reading a configuration too: its URL and secret are the receiver's credentials. The
+    # delivery logs (ConfigLogView) are every role's.
+    capability = CONFIGURE
     # A Kind's plain value, "postback" or "webhook": it names keys in bodies and the schema
     # (the object; "<kind>s" a list of them; "<kind>_id" the URL argument and the log filter).
     kind: str
@@ -183,6 +187,8 @@ class ConfigLogView(ReportReads, ConfigView):
     """A page of the delivery log of one app, newest first, with the cursor of the next:
     attempts and deliveries not yet attempted from where reports read, the configuration from
     the primary."""
+
+    capability = READ
 
     def get(self, request):
         app = self.get_app_from_query("app_id")

@@ -1,4 +1,5 @@
-"""The fraud-settings endpoint: GET for the organization's members, PUT for its admins."""
+"""The fraud-settings endpoint: GET and PUT for the roles that configure apps (admins and
+developers); every role reads the fraud report (analytics)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework.response import Response
 
 from apps_registry.scoping import OrganizationScopedView
-from attribution_site.capabilities import CONFIGURE, READ
+from attribution_site.capabilities import CONFIGURE
 from fraud import selectors, services
 from fraud.serializers import FraudSettingsBody, FraudSettingsOutput
 
@@ -23,7 +24,7 @@ def _answer(settings: selectors.FraudSettings) -> Response:
 
 
 class FraudSettingsView(OrganizationScopedView):
-    capability = {"GET": READ, "PUT": CONFIGURE}
+    capability = CONFIGURE
 
     @extend_schema(operation_id="apps_fraud_settings_retrieve", responses={200: SETTINGS})
     def get(self, request, app_id):

@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound
 from attribution_site.api.pagination import MAX_LIMIT
+from attribution_site.capabilities import CONFIGURE, EDIT_MARKETING, READ
 from attribution_site.replica import ReportReads
 from links import qr, report, selectors, services
 from links.models import Link
@@ -53,6 +54,9 @@ LINK_BODY = inline_serializer("LinkBody", {"link": LinkOutput()})
 
 
 class LinkView(OrganizationScopedView):
+    capability = {"GET": READ, "POST": EDIT_MARKETING, "PUT": EDIT_MARKETING,
+                  "DELETE": EDIT_MARKETING}
+
     def own_origin(self) -> str:
         return own_origin(self.request)
 
@@ -187,6 +191,8 @@ class LinkReportView(ReportReads, LinkView):
 
 
 class LinkDomainListView(OrganizationScopedView):
+    capability = {"GET": READ, "POST": CONFIGURE}
+
     @extend_schema(operation_id="link_domains_list", responses={200: inline_serializer(
         "LinkDomainList", {"link_domains": LinkDomainOutput(many=True)})})
     def get(self, request):
@@ -208,6 +214,8 @@ class LinkDomainListView(OrganizationScopedView):
 
 
 class LinkDomainDetailView(OrganizationScopedView):
+    capability = CONFIGURE
+
     @extend_schema(responses={
         200: inline_serializer("LinkDomainDeleted", {"success": serializers.BooleanField()}),
         404: OpenApiResponse(OpenApiTypes.OBJECT, description="No such link domain in the "

@@ -1,9 +1,10 @@
 """Integrations endpoints (docs/networks.md), JWT and organization-scoped: `GET
 /apps/{id}/integrations` shows what is set (never a secret), `PUT
-/apps/{id}/integrations/{meta|google_ads|tiktok|apple_ads}` sets one (an organization admin),
-`DELETE` removes it. A PUT's `cost` part sets the ad spend connection ("Ad spend"); a body with
-only `cost` leaves the rest as it is. `POST/GET .../{network}/cost-pulls` start a pull now and
-list the last ones. Another organization's app is a 404."""
+/apps/{id}/integrations/{meta|google_ads|tiktok|apple_ads}` sets one, `DELETE` removes it: all
+three for the roles that configure apps (admins and developers). A PUT's `cost` part sets the ad
+spend connection ("Ad spend"); a body with only `cost` leaves the rest as it is. `POST/GET
+.../{network}/cost-pulls` start a pull now and list the last ones. Another organization's app is
+a 404."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from rest_framework.response import Response
 
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound, ValidationFailed
-from attribution_site.capabilities import CONFIGURE, READ
+from attribution_site.capabilities import CONFIGURE
 from networks import selectors, services
 from networks.models import META_VIEW_WINDOW_DEFAULT_HOURS
 from networks.serializers import (
@@ -39,8 +40,6 @@ from networks.spend import selectors as spend_selectors
 from networks.spend import services as spend_services
 from networks.spend.serializers import CostPullOutput, cost_answer, cost_input, pull_answer
 
-ADMINS_ONLY = OpenApiResponse(OpenApiTypes.OBJECT,
-                              description="The caller is not an admin of the organization.")
 NOT_SET = OpenApiResponse(OpenApiTypes.OBJECT, description="The app has no such integration.")
 REMOVED = inline_serializer("IntegrationRemoved", {"success": serializers.BooleanField()})
 
@@ -79,6 +78,8 @@ _NO_COST = object()
 
 
 class IntegrationsView(OrganizationScopedView):
+    capability = CONFIGURE
+
     @extend_schema(operation_id="integrations_list", responses={200: inline_serializer(
         "IntegrationList", {"integrations": IntegrationsOutput()})})
     def get(self, request, app_id):
@@ -92,7 +93,8 @@ class IntegrationsView(OrganizationScopedView):
 
 
 class _IntegrationAdminView(OrganizationScopedView):
-    """Setting or removing an integration hands the platform the app's data: admins only."""
+    """Setting or removing an integration hands the platform the app's data: the roles that
+    configure apps only."""
 
     kind = ""
     capability = CONFIGURE
@@ -116,8 +118,7 @@ class MetaIntegrationView(_IntegrationAdminView):
 
     @extend_schema(operation_id="integrations_meta_set", request=MetaIntegrationInput,
                    responses={200: inline_serializer("MetaIntegrationSet",
-                                                     {"meta": MetaIntegrationOutput()}),
-                              403: ADMINS_ONLY})
+                                                     {"meta": MetaIntegrationOutput()})})
     def put(self, request, app_id):
         app = self._admin_app(app_id)
         body, cost = _split(request.data)
@@ -142,7 +143,7 @@ class MetaIntegrationView(_IntegrationAdminView):
         return Response({"meta": {**meta_answer(config), "cost": answer}})
 
     @extend_schema(operation_id="integrations_meta_remove",
-                   responses={200: REMOVED, 403: ADMINS_ONLY, 404: NOT_SET})
+                   responses={200: REMOVED, 404: NOT_SET})
     def delete(self, request, app_id):
         return self._remove(app_id)
 
@@ -152,8 +153,7 @@ class GoogleAdsIntegrationView(_IntegrationAdminView):
 
     @extend_schema(operation_id="integrations_google_ads_set", request=GoogleAdsIntegrationInput,
                    responses={200: inline_serializer("GoogleAdsIntegrationSet",
-                                                     {"google_ads": GoogleAdsIntegrationOutput()}),
-                              403: ADMINS_ONLY})
+                                                     {"google_ads": GoogleAdsIntegrationOutput()})})
     def put(self, request, app_id):
         app = self._admin_app(app_id)
         body, cost = _split(request.data)
@@ -173,7 +173,7 @@ class GoogleAdsIntegrationView(_IntegrationAdminView):
         return Response({"google_ads": {**google_ads_answer(config), "cost": answer}})
 
     @extend_schema(operation_id="integrations_google_ads_remove",
-                   responses={200: REMOVED, 403: ADMINS_ONLY, 404: NOT_SET})
+                   responses={200: REMOVED, 404: NOT_SET})
     def delete(self, request, app_id):
         return self._remove(app_id)
 
@@ -198,10 +198,9 @@ def _cost_only_schema(kind: str, request, output):
     return extend_schema_view(
         put=extend_schema(operation_id=f"integrations_{kind}_set", request=request,
                           responses={200: inline_serializer(f"{name}IntegrationSet",
-                                                            {kind: output()}),
-                                     403: ADMINS_ONLY}),
+                                                            {kind: output()})}),
         delete=extend_schema(operation_id=f"integrations_{kind}_remove",
-                             responses={200: REMOVED, 403: ADMINS_ONLY, 404: NOT_SET}))
+                             responses={200: REMOVED, 404: NOT_SET}))
 
 
 @_cost_only_schema("tiktok", TikTokIntegrationInput, TikTokIntegrationOutput)
@@ -218,7 +217,7 @@ class CostPullsView(OrganizationScopedView):
     """`POST`: start a pull of the connection now (202 with its id; the open one when a pull
     is already waiting or running). `GET`: the last pulls, newest first."""
 
-    capability = {"GET": READ, "POST": CONFIGURE}
+    capability = CONFIGURE  # as the integration it belongs to: its errors quote the network
 
     def _connection(self, app_id, network):
         app = self.get_app(app_id)
@@ -237,7 +236,7 @@ class CostPullsView(OrganizationScopedView):
 
     @extend_schema(operation_id="integrations_cost_pulls_start", request=None,
                    responses={202: inline_serializer("CostPullStarted", {
-                       "pull": CostPullOutput()}), 403: ADMINS_ONLY, 404: NOT_SET})
+                       "pull": CostPullOutput()}), 404: NOT_SET})
     def post(self, request, app_id, network):
         connection = self._connection(app_id, network)
         pull, _ = spend_services.pull_start(connection=connection,

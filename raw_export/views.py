@@ -1,8 +1,8 @@
 """Data destination endpoints (docs/export.md, "Destinations"): create, list, read, change and
-remove a destination, test it, start a run now and list its runs. JWT, an organization's admins
-only (they hand the service credentials to their storage), scoped to the caller's organization:
-another organization's destination is a 404. Views parse, call one service or selector, and
-serialize; errors are raised.
+remove a destination, test it, start a run now and list its runs. JWT, the roles that configure
+apps only (admins and developers: they hand the service credentials to their storage), scoped
+to the caller's organization: another organization's destination is a 404. Views parse, call
+one service or selector, and serialize; errors are raised.
 """
 
 from __future__ import annotations

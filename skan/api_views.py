@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import NotFound, ValidationFailed
 from attribution_site.api.fields import StrictCharField, StrictSerializer
+from attribution_site.capabilities import CONFIGURE, READ
 from skan import selectors, services
 from skan.models import AdNetwork
 
@@ -41,6 +42,8 @@ def _network_id(value: str) -> str:
 
 
 class AdNetworkListView(OrganizationScopedView):
+    capability = READ
+
     @extend_schema(operation_id="ad_networks_list", responses={200: inline_serializer(
         "AdNetworkNameList", {"ad_networks": AdNetworkNameOutput(many=True)})})
     def get(self, request, app_id):
@@ -55,6 +58,8 @@ class AdNetworkListView(OrganizationScopedView):
 
 
 class AdNetworkDetailView(OrganizationScopedView):
+    capability = CONFIGURE
+
     @extend_schema(operation_id="ad_networks_set", request=AdNetworkNameInput, responses={
         200: inline_serializer("AdNetworkNameSet", {"ad_network": AdNetworkNameOutput()})})
     def put(self, request, app_id, network_id):

@@ -24,6 +24,7 @@ from apps_registry.sdk import SdkView, WithSdkPost, json_object
 from attribution_site.api.client_ip import request_client_ip
 from attribution_site.api.exceptions import NotFound, ValidationFailed
 from attribution_site.api.pagination import limit_from_query
+from attribution_site.capabilities import READ
 from consent import selectors as consent_selectors
 from consent.consent_data import public as consent_public
 from tracking import redirects, selectors, services
@@ -155,6 +156,8 @@ def _meta_install_referrer(value: dict | None) -> MetaInstallReferrer | None:
 class InstallsView(WithSdkPost, OrganizationScopedView):
     """POST: an SDK reports an install (API key). GET: dashboard users read installs (JWT)."""
 
+    capability = {"GET": READ}  # POST: an SDK with its app key
+
     sdk_view = InstallReportView
 
     @extend_schema(
@@ -173,6 +176,8 @@ class InstallsView(WithSdkPost, OrganizationScopedView):
 
 
 class InstallDetailView(OrganizationScopedView):
+    capability = READ
+
     @extend_schema(responses={200: inline_serializer("InstallDetail",
                                                      {"install": InstallDetailOutput()})})
     def get(self, request, install_id):

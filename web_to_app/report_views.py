@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from analytics.serializers import DayParameter, PeriodQuery
 from apps_registry.scoping import OrganizationScopedView
 from attribution_site.api.exceptions import ValidationFailed
+from attribution_site.capabilities import READ
 from web_to_app import report, selectors
 
 DEFAULT_DAYS = 30
@@ -54,6 +55,8 @@ def web_to_app_report(*, web_app_id, start: date, end: date) -> dict:
 
 
 class WebToAppView(OrganizationScopedView):
+    capability = READ
+
     @extend_schema(
         operation_id="analytics_web_to_app",
         parameters=[OpenApiParameter("app_id", str, required=True, description="A web app."),

@@ -1,21 +1,19 @@
-"""The banner settings endpoint (docs/web.md, "The banner"): GET for the organization's
-members, PUT for its admins, as the app's other settings (fraud settings, integrations)."""
+"""The banner settings endpoint (docs/web.md, "The banner"): GET for every role, PUT for those
+who configure apps (it links apps to each other), as the app's other settings."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework.response import Response
 
-from accounts.models import User
 from apps_registry.models import App
 from apps_registry.scoping import OrganizationScopedView
-from attribution_site.api.exceptions import Forbidden
+from attribution_site.capabilities import CONFIGURE, READ
 from links.serializers import link_short_url, own_origin
 from web_to_app import selectors, services
 from web_to_app.serializers import BannerBody, BannerOutput
 
 BANNER = inline_serializer("BannerAnswer", {"banner": BannerOutput(allow_null=True)})
-ADMINS_ONLY = OpenApiResponse(description="Only an organization's admins change the banner.")
 
 
 def banner_answer(request, web_app: App) -> dict | None:
@@ -31,16 +29,16 @@ def banner_answer(request, web_app: App) -> dict | None:
 
 
 class BannerSettingsView(OrganizationScopedView):
+    capability = {"GET": READ, "PUT": CONFIGURE}
+
     @extend_schema(operation_id="apps_banner_retrieve", responses={200: BANNER})
     def get(self, request, app_id):
         return Response({"banner": banner_answer(request, self.get_app(app_id))})
 
     @extend_schema(operation_id="apps_banner_update", request=BannerBody,
-                   responses={200: BANNER, 403: ADMINS_ONLY})
+                   responses={200: BANNER})
     def put(self, request, app_id):
         app = self.get_app(app_id)
-        if getattr(request.user, "role", None) != User.Role.ADMIN:
-            raise Forbidden("Only an organization's admins change the banner.")
         payload = BannerBody(data=request.data)
         payload.is_valid(raise_exception=True)
         services.banner_put(web_app=app, fields=payload.validated_data)

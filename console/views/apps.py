@@ -14,6 +14,7 @@ from apps_registry import app_fields, selectors, services
 from apps_registry.models import IosFingerprinting
 from apps_registry.serializers import AppCreateInput, AppUpdateInput
 from attribution_site.api.exceptions import ApiError
+from attribution_site.capabilities import CONFIGURE, READ
 from console.forms import INTEGER, NULLABLE, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage, ConsolePage
 from delivery import selectors as delivery_selectors
@@ -60,6 +61,8 @@ def form_values(app) -> dict:
 
 
 class AppListPage(ConsolePage):
+    capability = READ
+
     def get(self, request):
         chosen = request.GET.get("app")  # the app switcher's choice
         if chosen:
@@ -71,6 +74,7 @@ class AppListPage(ConsolePage):
 
 
 class AppCreatePage(ConsolePage):
+    capability = CONFIGURE
     template = "console/apps/form.html"
 
     def get(self, request):
@@ -98,6 +102,7 @@ class AppCreatePage(ConsolePage):
 
 
 class AppEditPage(AppPage):
+    capability = CONFIGURE
     template = "console/apps/form.html"
     section = "settings"
 
@@ -123,6 +128,7 @@ class AppEditPage(AppPage):
 
 
 class AppDeletePage(AppPage):
+    capability = CONFIGURE
     section = "settings"
 
     def get(self, request, app_id):

@@ -19,6 +19,7 @@ from rest_framework.exceptions import ValidationError
 
 from apps_registry.models import Platform
 from attribution_site.api.exceptions import ApiError, ValidationFailed, api_error
+from attribution_site.capabilities import CONFIGURE, READ
 from console import schema_form
 from console.forms import FormProblem
 from console.pages import AppPage
@@ -75,6 +76,7 @@ def json_body(text: str) -> object:
 
 
 class ConversionSchemaPage(AppPage, IosOnly):
+    capability = {"GET": READ, "POST": CONFIGURE}
     section = "conversion"
     tab = "schema"
     template = "console/conversion/schema.html"

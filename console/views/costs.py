@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from analytics import cost_csv, queries, reading, services
 from analytics.serializers import MAX_COST_ROWS
+from attribution_site.capabilities import EDIT_MARKETING, READ
 from console import uploads
 from console.pages import AppPage
 from console.period import range_from_query
@@ -74,6 +75,8 @@ def _range_of(days: tuple[date, date]) -> dict[str, str]:
 class CostsPage(AppPage):
     """GET: the upload form, the columns, and cost by campaign over a range. POST: the preview."""
 
+    capability = {"GET": READ, "POST": EDIT_MARKETING}
+
     section = "costs"
 
     def get(self, request, app_id):
@@ -116,6 +119,8 @@ def shadowed_message(keys) -> str:
 
 
 class CostApplyPage(CostsPage):
+    capability = EDIT_MARKETING
+
     def get(self, request, app_id):
         return redirect("console:costs", app_id=self.app.id)
 

@@ -2,8 +2,8 @@
 one's state and a form that adds one, and a destination's page (what it writes where, test it,
 run it now, its runs with rows and bytes per topic and their errors, remove it). Checked by the
 API's serializers, changed by raw_export.services, read by raw_export.selectors, so another
-organization's destination is a 404; like the API, only the organization's admins see these
-pages. The secret access key is a password input, never shown again.
+organization's destination is a 404; like the API, only the roles that configure apps
+(admins, developers) see these pages. The secret access key is a password input, never shown again.
 """
 
 from __future__ import annotations

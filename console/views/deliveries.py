@@ -25,6 +25,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from attribution_site.api.exceptions import ApiError, NotFound
+from attribution_site.capabilities import CONFIGURE, READ
 from attribution_site.replica import ReportReads
 from console import shown_once
 from console.forms import BOOLEAN, LIST, TEXT, FormProblem, form_data, validated
@@ -103,6 +104,7 @@ def _form(post, fields: dict[str, str]) -> dict:
 
 
 class DeliveriesPage(AppPage):
+    capability = CONFIGURE  # the configurations: receivers' URLs
     section = "deliveries"
 
     def get(self, request, app_id):
@@ -113,6 +115,8 @@ class DeliveriesPage(AppPage):
 
 class KindPage(AppPage):
     """A page about one kind; with `config_id` in the URL, about one configuration of it."""
+
+    capability = CONFIGURE
 
     section = "deliveries"
 
@@ -165,6 +169,7 @@ class ConfigCreatePage(KindPage):
 
 
 class WebhookSecretPage(AppPage):
+    capability = CONFIGURE
     section = "deliveries"
 
     def get(self, request, app_id, config_id):
@@ -232,6 +237,8 @@ class ConfigTestPage(KindPage):
 
 
 class ConfigLogPage(ReportReads, KindPage):
+    capability = READ
+
     def get(self, request, app_id, kind, config_id):
         config = self.config
         params = QueryDict(mutable=True)
@@ -305,6 +312,8 @@ PLATFORM_LABELS = {"google_ads": "Google Ads", "meta": "Meta"}
 class PlatformLogPage(ReportReads, AppPage):
     """The conversions sent to Google Ads or Meta (docs/networks.md, "Sending conversions"):
     the API's postback log with `platform`, read by the same selector and query parser."""
+
+    capability = READ
 
     section = "deliveries"
 

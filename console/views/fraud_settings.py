@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from attribution_site.api.exceptions import ApiError
-from attribution_site.capabilities import CONFIGURE, READ
+from attribution_site.capabilities import CONFIGURE
 from console.forms import INTEGER, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from fraud import selectors, services, verdict
@@ -81,7 +81,7 @@ def errors_by_field(problem: FormProblem | None) -> dict[str, list[str]]:
 class FraudSettingsPage(AppPage):
     section = "fraud-settings"
     template = "console/fraud/settings.html"
-    capability = {"GET": READ, "POST": CONFIGURE}
+    capability = CONFIGURE  # reading them too (the table)
 
     def get(self, request, app_id):
         stored = asdict(selectors.settings_of(self.app.id))
@@ -112,7 +112,6 @@ class FraudSettingsPage(AppPage):
                  for reason, help_text, threshold in RULES]
         return render(request, self.template, self.context(
             rules=rules, values=values, errors=errors, problem=problem,
-            may_change=self.may(CONFIGURE),
             modes=list(MODE_LABELS.items()), signing_modes=list(SIGNING_LABELS.items()),
             limits={"ctit": MAX_CTIT_FLOOR_SECONDS, "engagements": MAX_ENGAGEMENTS_PER_HOUR,
                     "networks": MAX_LISTED_NETWORKS, "devices": MAX_TEST_DEVICES}),

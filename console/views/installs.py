@@ -13,6 +13,7 @@ import uuid
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from attribution_site.capabilities import READ
 from attribution_site.replica import ReportReads
 from consent import selectors as consent_selectors
 from console.pages import AppPage
@@ -48,6 +49,7 @@ def rows_of(installs) -> list[dict]:
 
 
 class InstallListPage(ReportReads, AppPage):
+    capability = READ
     section = "installs"
     template = "console/installs/list.html"
 
@@ -122,6 +124,7 @@ def platform_fields(metadata: dict | None) -> dict | None:
 
 
 class InstallDetailPage(ReportReads, AppPage):
+    capability = READ
     section = "installs"
 
     def get(self, request, app_id, install_id):

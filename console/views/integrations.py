@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from attribution_site.api.exceptions import ApiError, ValidationFailed
-from attribution_site.capabilities import CONFIGURE, READ
+from attribution_site.capabilities import CONFIGURE
 from console.forms import BOOLEAN, INTEGER, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from networks import selectors, services
@@ -79,7 +79,7 @@ class IntegrationsPage(AppPage):
     template = "console/apps/integrations.html"
     section = "settings"
     names = {services.META: "Meta", services.GOOGLE_ADS: "Google Ads"}
-    capability = {"GET": READ, "POST": CONFIGURE}
+    capability = CONFIGURE  # reading them too (the table)
 
     def page(self, request, *, problem=None, kind="", values=None, status=200):
         meta, google = selectors.configs_of(app_id=self.app.id)
@@ -99,7 +99,7 @@ class IntegrationsPage(AppPage):
             meta_errors=errors if kind == services.META else {},
             google_errors=errors if kind == services.GOOGLE_ADS else {},
             key_required=meta is None, link_required=google is None,
-            problem=problem, may_change=self.may(CONFIGURE)), status=status)
+            problem=problem), status=status)
 
     def get(self, request, app_id):
         return self.page(request)

@@ -19,6 +19,7 @@ from apps_registry import selectors, services
 from apps_registry.models import ApiKey
 from apps_registry.serializers import PERMISSIONS, ApiKeyCreateInput
 from attribution_site.api.exceptions import ApiError
+from attribution_site.capabilities import CONFIGURE
 from console import shown_once
 from console.forms import BOOLEAN, INTEGER, LIST, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
@@ -30,6 +31,7 @@ CREATE_FIELDS = {"name": TEXT, "permissions": LIST, "rate_limit": INTEGER, "expi
 
 
 class KeyListPage(AppPage):
+    capability = CONFIGURE
     section = "keys"
 
     def get(self, request, app_id):
@@ -39,6 +41,7 @@ class KeyListPage(AppPage):
 
 
 class KeyCreatePage(AppPage):
+    capability = CONFIGURE
     section = "keys"
     template = "console/keys/new.html"
 
@@ -82,6 +85,8 @@ class KeyCreatePage(AppPage):
 
 class KeyPage(AppPage):
     """A page about one key of the app: another organization's or app's key is a 404."""
+
+    capability = CONFIGURE
 
     section = "keys"
 

@@ -9,12 +9,14 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from attribution_site.api.exceptions import ValidationFailed
+from attribution_site.capabilities import READ
 from console.forms import FormProblem
 from console.pages import AppPage
 from tracking import click_links
 
 
 class LinkBuilderPage(AppPage):
+    capability = READ
     section = "link-builder"
 
     def get(self, request, app_id):

@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from attribution_site.api.exceptions import ApiError, ValidationFailed
+from attribution_site.capabilities import EDIT_MARKETING, READ
 from attribution_site.replica import reports
 from console.forms import BOOLEAN, NULLABLE, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
@@ -76,6 +77,7 @@ def _params(post) -> tuple[dict[str, str], dict[int, list[str]], list[tuple[str,
 
 
 class LinksPage(AppPage):
+    capability = READ
     section = "links"
 
     def get_link(self, link_id):
@@ -128,6 +130,7 @@ class LinkListPage(LinksPage):
 
 
 class LinkFormPage(LinksPage):
+    capability = EDIT_MARKETING
     template = "console/links/form.html"
     creating = True
 
@@ -245,6 +248,8 @@ class LinkQrPage(LinksPage):
 
 
 class LinkDeletePage(LinksPage):
+    capability = EDIT_MARKETING
+
     def get(self, request, app_id, link_id):
         link = self.get_link(link_id)
         return render(request, "console/links/delete.html", self.context(

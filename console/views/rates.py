@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from analytics import queries, rates_csv, services
 from analytics.models import CurrencyRate
+from attribution_site.capabilities import EDIT_RATES, READ
 from attribution_site.currencies import currency_code
 from console import uploads
 from console.pages import AppPage
@@ -81,14 +82,14 @@ def plain(value: Decimal) -> str:
 class RatesPage(AppPage):
     """GET: the rates (and `?currency=EUR`'s history). POST: an upload's preview."""
 
+    capability = {"GET": READ, "POST": EDIT_RATES}
+
     section = "rates"
 
     def get(self, request, app_id):
         return self.page()
 
     def post(self, request, app_id):
-        if not self.may_edit_rates:
-            return self.refused()
         text, problem = uploads.submitted_text(request, max_bytes=MAX_UPLOAD_BYTES,
                                                too_large=TOO_LARGE)
         if problem is not None:
@@ -96,10 +97,16 @@ class RatesPage(AppPage):
                              text=request.POST.get("text", "")[:MAX_UPLOAD_BYTES])
         return self.preview(check(text))
 
-    def refused(self):
-        """A write by someone the setting does not allow: the page, read-only, saying who may."""
-        return self.page(status=403, problem={
-            "message": f"Only {self.who()} may change exchange rates. Nothing was changed."})
+    def may(self, capability: str) -> bool:
+        # Rates are instance-wide: the operator's setting says who edits them (staff always).
+        if capability == EDIT_RATES:
+            return self.may_edit_rates
+        return super().may(capability)
+
+    def refusal(self, capability: str) -> str:
+        if capability == EDIT_RATES:
+            return f"Only {self.who()} may change exchange rates."
+        return super().refusal(capability)
 
     def who(self) -> str:
         return who_may_edit(settings.CURRENCY_RATES_EDITORS)
@@ -131,8 +138,6 @@ class RateApplyPage(RatesPage):
         return redirect("console:rates", app_id=self.app.id)
 
     def post(self, request, app_id):
-        if not self.may_edit_rates:
-            return self.refused()
         text = request.POST.get("text", "")
         if len(text.encode()) > MAX_UPLOAD_BYTES:
             return self.preview(Preview(text="", problem=TOO_LARGE))
@@ -153,8 +158,6 @@ class RateEditPage(RatesPage):
         return redirect("console:rates", app_id=self.app.id)
 
     def post(self, request, app_id):
-        if not self.may_edit_rates:
-            return self.refused()
         form = {name: request.POST.get(name, "").strip() for name in FORM_FIELDS}
         row, errors = rates_csv.rate_row(form)
         if row is None:

@@ -19,6 +19,7 @@ from analytics import exports, queries, reading, rollups
 from analytics.models import SourceType
 from analytics.serializers import EXPORT_TYPES
 from analytics.touch_credit import DEFAULT_MODEL, MODELS
+from attribution_site.capabilities import READ
 from attribution_site.replica import ReportReads
 from console import tables
 from console.pages import AppPage
@@ -38,6 +39,8 @@ NOT_IN_REVENUE = "Not in revenue."
 class ReportPage(ReportReads, AppPage, ABC):
     """A page over one date range: parses the range, reads (where reports read: the replica
     when there is one), renders with the range chooser."""
+
+    capability = READ
 
     template = ""
     reads_rollups = True
@@ -266,6 +269,8 @@ class ExportsPage(ReportPage):
 
 class ExportDownload(ReportReads, AppPage):
     """The streamed CSV of the API's export, under the session instead of a token."""
+
+    capability = READ
 
     def get(self, request, app_id, kind):
         if kind not in EXPORT_TYPES:

@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from apps_registry import keys, selectors
+from attribution_site.capabilities import CONFIGURE
 from console import sdk_snippets
 from console.pages import AppPage
 from fraud import selectors as fraud_selectors
@@ -21,6 +22,7 @@ from links.serializers import own_origin
 
 
 class SdkSetupPage(AppPage):
+    capability = CONFIGURE  # it shows the app's keys
     section = "sdk"
 
     def get(self, request, app_id):

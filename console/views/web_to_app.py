@@ -9,16 +9,16 @@ shows GET /api/v1/analytics/web-to-app's body.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from accounts.models import User
 from apps_registry import services as app_services
 from apps_registry.models import Platform
 from apps_registry.serializers import AppUpdateInput
+from attribution_site import capabilities
 from attribution_site.api.exceptions import ApiError
+from attribution_site.capabilities import CONFIGURE, READ
 from console.forms import BOOLEAN, INTEGER, LIST, NULLABLE, TEXT, FormProblem, form_data, validated
 from console.pages import AppPage
 from console.security import POLICY
@@ -54,9 +54,7 @@ class BannerPage(WebAppPage):
     section = "banner"
     template = "console/web_to_app/banner.html"
 
-    @property
-    def is_admin(self) -> bool:
-        return getattr(self.request.user, "role", None) == User.Role.ADMIN
+    capability = {"GET": READ, "POST": CONFIGURE}
 
     def get(self, request, app_id):
         stored = banner_answer(request, self.app)
@@ -65,8 +63,6 @@ class BannerPage(WebAppPage):
         return self.page(request, values=values, links=(stored or {}).get("links", []))
 
     def post(self, request, app_id):
-        if not self.is_admin:
-            raise PermissionDenied("Only an organization's admins change the banner.")
         data = form_data(request.POST, FIELDS)
         chosen = [value for value in request.POST.getlist("linked_apps") if value]
         try:
@@ -90,7 +86,8 @@ class BannerPage(WebAppPage):
         mobile = [app for app in self.apps() if app.platform in linked.MOBILE]
         response = render(request, self.template, self.context(
             values=values, errors=errors_by_field(problem), problem=problem, links=links,
-            is_admin=self.is_admin, mobile_apps=mobile, platforms=banner_rules.PLATFORMS),
+            may_change=self.may(CONFIGURE), refusal=capabilities.refusal(CONFIGURE),
+            mobile_apps=mobile, platforms=banner_rules.PLATFORMS),
             status=status)
         response["Content-Security-Policy"] = _policy_with_images()
         return response
@@ -101,6 +98,7 @@ def _policy_with_images() -> str:
 
 
 class WebToAppReportPage(WebAppPage):
+    capability = READ
     section = "web-to-app"
     template = "console/web_to_app/report.html"
 

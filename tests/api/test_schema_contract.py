@@ -67,6 +67,11 @@ EXAMPLES: dict[str, Example] = {
     "auth_login_create": Example("nobody", body={"email": "owner@example.com",
                                                  "password": worlds.PASSWORD}),
     "auth_me_retrieve": Example(),
+    # Members
+    "org_members_list": Example(),
+    "org_members_partial_update": Example(path={"member_id": "member_id"},
+                                          body={"role": "marketer"}),
+    "org_members_destroy": Example(path={"member_id": "member_id"}),
     # Apps, keys, ad networks
     "apps_list": Example(),
     "apps_create": Example(body={"name": "Shop for Android", "platform": "android",

@@ -40,6 +40,7 @@ class World:
     data_destination_id: str
     web_app_id: str = ""  # a web app linked to `app`, with a banner (web_to_app)
     cost_network: str = "tiktok"  # `app` has a TikTok cost connection (networks/spend)
+    member_id: str = ""  # a viewer of the owner's organization (accounts/members.py)
 
     @property
     def app_id(self) -> str:
@@ -139,6 +140,8 @@ def build() -> World:
     made(owner_api.put(f"/api/v1/apps/{web_app_id}/banner", {
         "title": "Shop in the app", "button": "Open", "platforms": ["ios"]}, format="json"),
         status=200)
+    member = UserFactory(email="colleague@example.com", role="viewer",
+                         organization=owner.organization)
     return World(
         owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
         owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
@@ -149,4 +152,5 @@ def build() -> World:
         privacy_request_id=access["subject_request_id"],
         pending_request_id=pending["subject_request_id"],
         document_token=links.document_token(access["subject_request_id"]),
-        data_destination_id=destination["id"], web_app_id=web_app_id)
+        data_destination_id=destination["id"], web_app_id=web_app_id,
+        member_id=str(member.id))

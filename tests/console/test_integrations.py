@@ -78,13 +78,14 @@ def test_an_admin_sets_google_ads_up_and_removes_it(console, app):
     assert selectors.google_ads_of(app.id) is None
 
 
-def test_a_member_reads_the_page_but_cannot_change_it(client, owner, app):
-    member = UserFactory(email="member@example.com", organization=owner.organization,
-                         role="member")
-    client.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
-    html = client.get(page(app)).content.decode()
-    assert "Only an organization's admins change integrations." in html
-    assert 'name="install_referrer_decryption_key"' not in html
+def test_a_marketer_neither_reads_nor_changes_integrations(client, owner, app):
+    marketer = UserFactory(email="marketer@example.com", organization=owner.organization,
+                           role="marketer")
+    client.force_login(marketer, backend="django.contrib.auth.backends.ModelBackend")
+    refused = client.get(page(app))
+    assert refused.status_code == 403
+    assert "Only an organization&#x27;s admins and developers may change apps" in (
+        refused.content.decode())
     response = client.post(page(app), {"action": "meta", "meta_app_id": "1",
                                         "install_referrer_decryption_key": KEY})
     assert response.status_code == 403

@@ -138,9 +138,9 @@ def test_another_organizations_app_and_request_are_not_found(console, app, outsi
                      ).status_code == 404
 
 
-def test_a_member_cannot_see_the_pages(client, owner, app):
-    member = UserFactory(organization=owner.organization, role="member")
-    client.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
+def test_a_developer_cannot_see_the_pages(client, owner, app):
+    developer = UserFactory(organization=owner.organization, role="developer")
+    client.force_login(developer, backend="django.contrib.auth.backends.ModelBackend")
     assert client.get(list_url(app)).status_code == 403
     assert "Privacy requests" not in client.get(f"/console/apps/{app.id}/keys"
                                                 ).content.decode()

@@ -49,23 +49,25 @@ def logged_in(client, user):
 
 
 @pytest.fixture
-def member(owner):
-    return UserFactory(organization=owner.organization, role=User.Role.MEMBER)
+def viewer(owner):
+    return UserFactory(organization=owner.organization, role=User.Role.VIEWER)
 
 
 @pytest.fixture
 def staff(owner):
-    return UserFactory(organization=owner.organization, role=User.Role.MEMBER, is_staff=True)
+    return UserFactory(organization=owner.organization, role=User.Role.VIEWER, is_staff=True)
 
 
 # --- Who may edit -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("editors,role,is_staff,allowed", [
     ("admins", "admin", False, True),
-    ("admins", "member", False, False),
-    ("admins", "member", True, True),
+    ("admins", "developer", False, True),
+    ("admins", "marketer", False, True),
+    ("admins", "viewer", False, False),
+    ("admins", "viewer", True, True),
     ("staff", "admin", False, False),
-    ("staff", "member", True, True),
+    ("staff", "viewer", True, True),
 ])
 def test_who_may_edit_rates_follows_the_setting(editors, role, is_staff, allowed):
     assert may_edit_rates(editors=editors, role=role, is_staff=is_staff) is allowed
@@ -81,13 +83,13 @@ def test_an_unknown_editors_setting_stops_start_up():
 
 
 @pytest.mark.parametrize("editors,who,allowed", [
-    ("admins", "owner", True), ("admins", "member", False), ("admins", "staff", True),
-    ("staff", "owner", False), ("staff", "member", False), ("staff", "staff", True),
+    ("admins", "owner", True), ("admins", "viewer", False), ("admins", "staff", True),
+    ("staff", "owner", False), ("staff", "viewer", False), ("staff", "staff", True),
 ])
 def test_everyone_sees_the_rates_and_only_editors_change_them(
-        client, app, owner, member, staff, settings, editors, who, allowed):
+        client, app, owner, viewer, staff, settings, editors, who, allowed):
     settings.CURRENCY_RATES_EDITORS = editors
-    user = {"owner": owner, "member": member, "staff": staff}[who]
+    user = {"owner": owner, "viewer": viewer, "staff": staff}[who]
     CurrencyRate.objects.create(currency="EUR", day=timezone.now().date(),
                                 units_per_usd=Decimal("0.9"))
     logged_in(client, user)
@@ -251,9 +253,9 @@ def test_each_report_says_no_rate_once_per_page(console, app, name, currency):
     assert f"<strong>{currency}</strong>" in body
 
 
-def test_a_member_is_told_where_the_rates_are_without_the_edit_link(client, app, member):
+def test_a_viewer_is_told_where_the_rates_are_without_the_edit_link(client, app, viewer):
     scenario = build_scenario(app)
-    body = logged_in(client, member).get(url(app, "overview"), {
+    body = logged_in(client, viewer).get(url(app, "overview"), {
         "range": "custom", "start": scenario.day1.isoformat(),
         "end": scenario.day3.isoformat()}).content.decode()
     assert body.count('class="notice unconverted"') == 1

@@ -71,14 +71,17 @@ def test_another_organizations_app_is_not_found(outsider_api, app):
     assert outsider_api.put(url(app), {"bots_mode": "off"}, format="json").status_code == 404
 
 
-def test_a_member_reads_but_only_an_admin_changes(app):
-    member = UserFactory(organization=app.organization, role="member",
-                         email="member@example.com")
-    api = client_for(member)
-    assert api.get(url(app)).status_code == 200
+def test_a_marketer_neither_reads_nor_changes_and_a_developer_does_both(app):
+    marketer = UserFactory(organization=app.organization, role="marketer",
+                           email="marketer@example.com")
+    api = client_for(marketer)
+    assert api.get(url(app)).status_code == 403
     response = api.put(url(app), {"bots_mode": "off"}, format="json")
     assert response.status_code == 403
     assert selectors.settings_of(app.id).bots_mode == "block"
+    developer = client_for(UserFactory(organization=app.organization, role="developer"))
+    assert developer.get(url(app)).status_code == 200
+    assert developer.put(url(app), {"bots_mode": "off"}, format="json").status_code == 200
 
 
 def test_without_a_token_it_is_a_401(api, app):

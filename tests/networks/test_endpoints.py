@@ -108,13 +108,13 @@ def test_another_organizations_app_is_not_found(outsider_api, owner_api, app):
     assert selectors.meta_of(app.id) is not None
 
 
-def test_a_member_reads_but_does_not_change_integrations(owner, app):
-    member = client_for(UserFactory(email="member@example.com",
-                                    organization=owner.organization, role="member"))
-    assert member.get(url(app)).status_code == 200
-    response = member.put(url(app, "meta"), META, format="json")
+def test_a_marketer_neither_reads_nor_changes_integrations(owner, app):
+    marketer = client_for(UserFactory(email="marketer@example.com",
+                                      organization=owner.organization, role="marketer"))
+    assert marketer.get(url(app)).status_code == 403
+    response = marketer.put(url(app, "meta"), META, format="json")
     assert response.status_code == 403
-    assert member.delete(url(app, "google_ads")).status_code == 403
+    assert marketer.delete(url(app, "google_ads")).status_code == 403
     assert not MetaConfig.objects.exists()
 
 

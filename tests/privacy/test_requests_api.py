@@ -193,9 +193,9 @@ def test_another_organizations_request_is_not_found(owner_api, outsider_api, app
     assert SubjectRequest.objects.get().status == RequestStatus.PENDING
 
 
-def test_a_member_may_not_file_or_read_requests(owner, app):
-    member = UserFactory(organization=owner.organization, role="member")
-    client = client_for(member)
+def test_a_developer_may_not_file_or_read_requests(owner, app):
+    developer = UserFactory(organization=owner.organization, role="developer")
+    client = client_for(developer)
     assert file(client, opendsr_body(app)).status_code == 403
     assert client.get(URL, {"app_id": str(app.id)}).status_code == 403
 

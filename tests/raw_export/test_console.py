@@ -81,9 +81,9 @@ def test_another_organizations_destination_is_not_found(console, outsider_api):
     assert Destination.objects.filter(id=theirs["id"]).exists()
 
 
-def test_members_may_not_see_the_pages(client, owner):
-    member = UserFactory(organization=owner.organization, role=User.Role.MEMBER)
-    client.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
+def test_marketers_may_not_see_the_pages(client, owner):
+    marketer = UserFactory(organization=owner.organization, role=User.Role.MARKETER)
+    client.force_login(marketer, backend="django.contrib.auth.backends.ModelBackend")
     assert client.get(LIST).status_code == 403
 
 

@@ -179,13 +179,13 @@ def test_another_organizations_destination_is_not_found(owner_api, outsider_api,
     assert outsider_api.get(URL).json()["data"]["destinations"] == []
 
 
-def test_members_may_not_manage_destinations(owner):
+def test_marketers_may_not_manage_destinations(owner):
     from tests.helpers import client_for
 
-    member = UserFactory(organization=owner.organization, role=User.Role.MEMBER)
-    response = client_for(member).get(URL)
+    marketer = UserFactory(organization=owner.organization, role=User.Role.MARKETER)
+    response = client_for(marketer).get(URL)
     assert response.status_code == 403
-    assert "admins" in response.json()["error"]["message"]
+    assert "admins and developers" in response.json()["error"]["message"]
 
 
 def test_deleting_a_destination_removes_it_and_its_runs(owner_api):

@@ -103,11 +103,11 @@ def test_a_mobile_app_has_no_banner(owner_api, android_app):
         "Only a web app has a banner; this app's platform is android."]}
 
 
-def test_a_member_reads_but_only_an_admin_changes(owner_api, linked):
+def test_a_marketer_reads_but_only_those_who_configure_change(owner_api, linked):
     _put(owner_api, linked, GOOD)
-    member = client_for(UserFactory(organization=linked.organization, role="member"))
-    assert member.get(f"/api/v1/apps/{linked.id}/banner").status_code == 200
-    response = _put(member, linked, {**GOOD, "title": "Mine"})
+    marketer = client_for(UserFactory(organization=linked.organization, role="marketer"))
+    assert marketer.get(f"/api/v1/apps/{linked.id}/banner").status_code == 200
+    response = _put(marketer, linked, {**GOOD, "title": "Mine"})
     assert response.status_code == 403
     assert Banner.objects.get().title == GOOD["title"]
 

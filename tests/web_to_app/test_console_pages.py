@@ -65,9 +65,9 @@ def test_the_preview_is_drawn_by_the_static_script_and_user_text_is_text(
     assert "script-src 'self'" in policy and "img-src 'self' data: https:" in policy
 
 
-def test_a_member_sees_the_banner_but_cannot_change_it(client, linked, owner_api):
-    member = UserFactory(organization=linked.organization, role="member")
-    client.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
+def test_a_marketer_sees_the_banner_but_cannot_change_it(client, linked, owner_api):
+    marketer = UserFactory(organization=linked.organization, role="marketer")
+    client.force_login(marketer, backend="django.contrib.auth.backends.ModelBackend")
     assert "disabled" in client.get(f"/console/apps/{linked.id}/banner").content.decode()
     assert client.post(f"/console/apps/{linked.id}/banner", FORM).status_code == 403
 
