@@ -59,13 +59,18 @@ def test_fields_are_checked(owner_api, app):
     assert {"cost.customer_id", "cost.lookback_days", "cost.extra"} <= set(details)
 
 
-def test_a_member_may_list_pulls_but_not_set_the_connection(app, owner, owner_api):
+def test_a_developer_runs_pulls_and_a_marketer_neither_sets_nor_reads_them(app, owner,
+                                                                             owner_api):
+    """Pulls belong to the integration, which only the roles that configure apps read: a
+    pull's error quotes the network's own answer."""
     owner_api.put(url(app, "tiktok"), {"cost": COSTS["tiktok"]}, format="json")
-    member = client_for(UserFactory(organization=owner.organization, role="member"))
-    assert member.put(url(app, "tiktok"), {"cost": COSTS["tiktok"]},
-                      format="json").status_code == 403
-    assert member.get(url(app, "tiktok", "/cost-pulls")).status_code == 200
-    assert member.post(url(app, "tiktok", "/cost-pulls")).status_code == 403
+    marketer = client_for(UserFactory(organization=owner.organization, role="marketer"))
+    assert marketer.put(url(app, "tiktok"), {"cost": COSTS["tiktok"]},
+                        format="json").status_code == 403
+    assert marketer.get(url(app, "tiktok", "/cost-pulls")).status_code == 403
+    assert marketer.post(url(app, "tiktok", "/cost-pulls")).status_code == 403
+    developer = client_for(UserFactory(organization=owner.organization, role="developer"))
+    assert developer.get(url(app, "tiktok", "/cost-pulls")).status_code == 200
 
 
 def test_a_pull_starts_with_a_202_and_is_listed(owner_api, app, settings):
