@@ -73,7 +73,7 @@ def visit_record(*, app_id: uuid.UUID, body: bodies.VisitBody, ip: str | None,
             device_id=body.web_id, ip=ip, user_agent=user_agent,
             consent=web_consent(body.consent, gpc=body.gpc)),
         referrer_click_id=attribution.click_id_of(signals), decide=decide,
-        touch_id=body.visit_id, now=visited_at)
+        touch_id=body.visit_id, now=visited_at, received_at=now)
     verdict = decided[-1]
     with transaction.atomic():
         web = _web_id_locked(app_id, body.web_id, now=now)

@@ -175,8 +175,11 @@ def test_the_test_button_pulls_now_and_the_error_shows_as_text(console, app, set
     assert "TikTok said &lt;script&gt;x&lt;/script&gt;" in html
 
 
-def test_a_member_sees_the_cost_part_without_its_forms(app, owner, client):
-    member = UserFactory(organization=owner.organization, role="member")
-    client.force_login(member)
+def test_a_developer_changes_the_cost_part_and_a_marketer_is_not_allowed(app, owner, client):
+    client.force_login(UserFactory(organization=owner.organization, role="developer"))
     html = client.get(page(app)).content.decode()
-    assert "Ad spend" in html and "save_cost_tiktok" not in html
+    assert "Ad spend" in html and "save_cost_tiktok" in html
+    client.force_login(UserFactory(organization=owner.organization, role="marketer"))
+    refused = client.get(page(app))
+    assert refused.status_code == 403
+    assert "save_cost_tiktok" not in refused.content.decode()

@@ -4,6 +4,7 @@ click id, UTM, click parameter or as organic; later visits are sessions or re-en
 
 from __future__ import annotations
 
+import time
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
@@ -135,3 +136,17 @@ def test_application_json_is_taken_too(page):
                                     "timestamp": 1_765_000_000_000, "url": f"{ORIGIN}/",
                                     "referrer": ""}, content_type="application/json")
     assert response.status_code == 201
+
+
+def test_a_browser_clock_behind_ours_keeps_the_click_its_url_names(client, page, web_app):
+    click_id = click_of(client, web_app, pid="newsletter", c="autumn")
+    behind = int(time.time() * 1000) - 5_000
+    first = page.visit(new_web_id(), attribution_click_id=click_id, timestamp=behind)
+    assert attribution_of(first) == {"mediaSource": "newsletter", "campaignId": "autumn",
+                                     "matchType": "click_id", "isOrganic": False}
+    web_id = new_web_id()
+    page.visit(web_id)
+    later = click_of(client, web_app, pid="retarget", c="winback")
+    again = page.visit(web_id, attribution_click_id=later, timestamp=int(time.time() * 1000) - 2)
+    assert attribution_of(again)["matchType"] == "click_id"
+    assert str(Reengagement.objects.get(install__device_id=web_id).click_id) == later

@@ -109,17 +109,25 @@ def install_record(*, data: InstallReport, now: datetime) -> InstallOutcome:
 
 def install_record_decided(*, data: InstallReport, referrer_click_id: uuid.UUID | None,
                            decide: Callable[[ClickCandidate | None], attribution.Verdict],
-                           touch_id: uuid.UUID, now: datetime) -> InstallOutcome:
+                           touch_id: uuid.UUID, now: datetime,
+                           received_at: datetime | None = None) -> InstallOutcome:
     """An install whose attribution its caller decides, from the click it names when that is
     one of the app's clicks of the window: a web visit's (web/attribution.py decides; the
     waterfall's device and fingerprint tiers mean nothing for a browser's first-party web id).
     Stored and published as any first install is. A device already installed takes the
     repeat path, where a paid verdict is a touch after its attribution: a re-engagement, as
-    in the app. `touch_id` names that touch when no click record does (a UTM visit)."""
+    in the app. `touch_id` names that touch when no click record does (a UTM visit).
+
+    `now` is when the caller says it happened (a browser's clock), `received_at` when it
+    reached us: the named click counts when it was made before the call arrived, and the
+    touch is never placed before that click, since a clock a little behind ours (or a
+    millisecond's rounding) must not turn a click's visit organic."""
     device_id = attribution.usable_device_id(data.device_id)
     inputs = sql.attribution_inputs(
         app_id=data.app_id, device_id=device_id, referrer_click_id=referrer_click_id,
-        ip_prefix="", since=now - attribution.WINDOW, until=now)
+        ip_prefix="", since=now - attribution.WINDOW, until=max(now, received_at or now))
+    if inputs.referrer_click is not None:
+        now = max(now, inputs.referrer_click.clicked_at)
     verdict = decide(inputs.referrer_click)
     if inputs.existing_install_id is not None:
         if data.consent is not None:
