@@ -7,6 +7,12 @@ media source, campaign and day groupings only; grouped by ad set or ad they are 
 a guess. They are those of the campaigns with spend in the range: an uploaded row without a
 campaign is its media source's spend, and covers that source's campaigns that have no spend
 of their own (their installs count under its row).
+
+iOS: SKAdNetwork and AdAttributionKit installs and their conversion-schema revenue stand
+beside the spend of the campaign their source identifier is mapped to (SKAN CPI, SKAN ROAS),
+read through a reader the conversion app hands over (it imports analytics, so analytics
+cannot import it). Postbacks come a day or more after the install at a time Apple randomizes,
+so they are counted by the range they arrived in, by media source or campaign, never by day.
 """
 
 from __future__ import annotations
@@ -25,6 +31,29 @@ from analytics.queries import HUNDRED, Period, rate_book, ratio
 
 GROUPINGS = ("media_source", "campaign", "adset", "ad", "day")
 BY_AD = {"adset", "ad"}  # below the campaign: no installs or revenue there
+SKAN_GROUPINGS = {"media_source", "campaign"}
+
+
+@dataclass(frozen=True)
+class SkanCampaignFigure:
+    """A SKAN campaign's postbacks arrived in the range: `campaign_id` is the network campaign
+    its source identifier is mapped to, None when it is mapped to none."""
+
+    media_source: str
+    campaign_id: str | None
+    installs: int
+    revenue: Money  # conversion-schema revenue, in the report currency
+
+
+# (app_id, start, end, currency) -> the app's SKAN figures; None until conversion hands it over.
+SkanFiguresReader = Callable[..., list[SkanCampaignFigure]]
+_skan_figures: SkanFiguresReader | None = None
+
+
+def skan_figures_reader_register(reader: SkanFiguresReader | None) -> None:
+    """Use `reader` for SKAN installs and revenue per mapped campaign (None: not installed)."""
+    global _skan_figures
+    _skan_figures = reader
 
 
 @dataclass
@@ -39,6 +68,8 @@ class CostLine:
     clicks: int | None = None
     installs: int | None = None
     revenue: Money | None = None
+    skan_installs: int | None = None
+    skan_revenue: Money | None = None
     sources: set[str] = field(default_factory=set)
 
     @property
@@ -57,6 +88,23 @@ class CostLine:
             return None
         return ratio(self.revenue.amount, self.spend.amount, scale=HUNDRED)
 
+    @property
+    def skan_cpi(self) -> Decimal | None:
+        if not self.spend.known or self.skan_installs is None:
+            return None
+        return ratio(self.spend.amount, self.skan_installs)
+
+    @property
+    def skan_roas(self) -> Decimal | None:
+        if not self.spend.known or self.skan_revenue is None:
+            return None
+        return ratio(self.skan_revenue.amount, self.spend.amount, scale=HUNDRED)
+
+    def skan_add(self, figure: SkanCampaignFigure) -> None:
+        self.skan_installs = (self.skan_installs or 0) + figure.installs
+        self.skan_revenue = self.skan_revenue or Money()
+        self.skan_revenue.merge(figure.revenue)
+
     def add_counts(self, figure: costs.CostFigure) -> None:
         if figure.impressions is not None:
             self.impressions = (self.impressions or 0) + figure.impressions
@@ -69,6 +117,9 @@ class CostReport:
     group_by: str
     rows: list[CostLine]
     total: CostLine
+    # SKAN installs whose source identifier is mapped to no campaign with spend in the range;
+    # None where SKAN figures are not given (no postbacks, or a grouping below the campaign).
+    skan_unmatched_installs: int | None = None
 
 
 def _identity(group_by: str) -> Callable[..., dict]:
@@ -148,10 +199,38 @@ def cost_report(*, period: Period, currency: str, group_by: str) -> CostReport:
             target.installs = target.installs or 0
             for each in (target.revenue, total.revenue):
                 each.add(book, amount, row_currency, day)
+    skan_unmatched = _skan_beside_spend(period, currency, group_by, bought_by=bought_by,
+                                        line=line, identity=identity, total=total,
+                                        spending=list(lines.values()))
     if group_by == "day":
         ordered = sorted(lines.values(), key=lambda r: r.day)
     else:
         ordered = sorted(lines.values(), key=lambda r: (
             -r.spend.amount, r.media_source or "", r.campaign_id or "", r.adset_id or "",
             r.ad_id or ""))
-    return CostReport(group_by=group_by, rows=ordered, total=total)
+    return CostReport(group_by=group_by, rows=ordered, total=total,
+                      skan_unmatched_installs=skan_unmatched)
+
+
+def _skan_beside_spend(period: Period, currency: str, group_by: str, *, bought_by, line,
+                       identity, total: CostLine, spending: list[CostLine]) -> int | None:
+    """SKAN installs and revenue onto the lines of the campaigns they are mapped to (the same
+    campaign-or-media-source rule as attributed installs); the installs left over."""
+    if group_by not in SKAN_GROUPINGS or _skan_figures is None:
+        return None
+    figures = _skan_figures(app_id=period.app_id, start=period.start, end=period.end,
+                            currency=currency)
+    if not figures:
+        return None
+    for each in [*spending, total]:  # a campaign with spend and no SKAN install shows 0
+        each.skan_installs, each.skan_revenue = 0, Money()
+    unmatched = 0
+    for figure in figures:
+        campaign = (bought_by(figure.media_source, figure.campaign_id)
+                    if figure.campaign_id is not None else None)
+        if campaign is None:
+            unmatched += figure.installs
+            continue
+        for each in (line(**identity(None, figure.media_source, campaign)), total):
+            each.skan_add(figure)
+    return unmatched

@@ -551,6 +551,14 @@ class CostLineOutput(serializers.Serializer):
     revenue = money(source="revenue.amount", allow_null=True, help_text=(
         "Revenue of those installs' events in the range; null by ad set or ad."))
     roas = percent()
+    skan_installs = serializers.IntegerField(allow_null=True, help_text=(
+        "iOS: SKAdNetwork and AdAttributionKit installs of the postbacks arrived in the range "
+        "whose source identifier is mapped to this campaign (PUT /apps/{id}/skan/"
+        "campaign-mappings); null by day, ad set or ad, or without postbacks."))
+    skan_cpi = money(allow_null=True, help_text="Spend / skan_installs.")
+    skan_revenue = money(source="skan_revenue.amount", allow_null=True, help_text=(
+        "Their conversion-schema revenue (estimated from conversion values)."))
+    skan_roas = percent()
     cost_source = serializers.ChoiceField(choices=COST_SOURCES, allow_null=True)
     unconverted_spend = unconverted("spend")
 
@@ -568,3 +576,7 @@ class CostReportOutput(HeaderOutput):
     group_by = serializers.ChoiceField(choices=COST_GROUPINGS, source="report.group_by")
     rows = CostLineOutput(many=True, source="report.rows")
     total = CostLineOutput(source="report.total", help_text="Over every row.")
+    skan_unmatched_installs = serializers.IntegerField(
+        source="report.skan_unmatched_installs", allow_null=True, help_text=(
+            "SKAN installs of the range not beside any row: their source identifier is mapped "
+            "to no campaign, or to one without spend. Null where skan_installs are."))

@@ -25,6 +25,7 @@ from console.views import (
     rates,
     reports,
     sdk,
+    skan_mappings,
     skan_report,
     web_to_app,
 )
@@ -121,6 +122,8 @@ urlpatterns = [
     path("apps/<uuid:app_id>/conversion-schema", conversion.ConversionSchemaPage.as_view(),
          name="conversion"),
     path("apps/<uuid:app_id>/skan", skan_report.SkanReportPage.as_view(), name="skan-report"),
+    path("apps/<uuid:app_id>/skan/campaign-mappings", skan_mappings.SkanMappingsPage.as_view(),
+         name="skan-mappings"),
     path("apps/<uuid:app_id>/privacy", privacy.PrivacyRequestsPage.as_view(), name="privacy"),
     path("apps/<uuid:app_id>/privacy/<uuid:request_id>", privacy.PrivacyRequestPage.as_view(),
          name="privacy-request"),

@@ -9,3 +9,10 @@ class ConversionConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "conversion"
     verbose_name = "Conversion-value schemas (SKAdNetwork 4)"
+
+    def ready(self):
+        from analytics.cost_report import skan_figures_reader_register
+        from conversion.selectors import skan_campaign_figures
+
+        # The cost report's SKAN CPI and ROAS (analytics cannot import conversion).
+        skan_figures_reader_register(skan_campaign_figures)

@@ -13,10 +13,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from analytics import queries as analytics_queries
+from analytics.cost_report import SkanCampaignFigure
 from conversion import report, values
 from conversion.models import ConversionSchema
 from conversion.report import ArrivedPostback, SchemaVersion, SkanRow
-from skan.selectors import media_source_for, postbacks_received
+from skan.selectors import campaign_of, media_source_for, postbacks_received
 
 
 def _version(row: ConversionSchema) -> SchemaVersion:
@@ -132,3 +133,17 @@ def skan_rows(*, app_id: uuid.UUID, start: date, end: date, currency: str) -> li
     book = analytics_queries.rate_book(
         target=currency, currencies={v.schema.currency for v in versions}, through=end)
     return report.skan_report(postbacks=postbacks, versions=versions, names=names, book=book)
+
+
+def skan_campaign_figures(*, app_id: uuid.UUID, start: date, end: date, currency: str
+                          ) -> list[SkanCampaignFigure]:
+    """The SKAN report's installs and estimated revenue per network campaign, through the
+    app's campaign mappings (skan.selectors.campaign_of): the cost report's SKAN CPI and ROAS.
+    A source identifier mapped to nothing comes with campaign None."""
+    rows = skan_rows(app_id=app_id, start=start, end=end, currency=currency)
+    mapped = campaign_of(app_id=app_id)
+    sums = report.skan_summed(rows, lambda row: (
+        row.media_source, mapped.get((row.media_source, row.source_identifier))))
+    return [SkanCampaignFigure(media_source=media_source, campaign_id=campaign_id,
+                               installs=counts.installs, revenue=counts.estimated_revenue)
+            for (media_source, campaign_id), counts in sums.items()]

@@ -146,3 +146,26 @@ class AppAdNetworkName(models.Model):
     def save(self, *args, **kwargs):
         self.network_id = self.network_id.strip().lower()
         super().save(*args, **kwargs)
+
+
+class CampaignMapping(models.Model):
+    """Which of a network's campaigns a SKAdNetwork campaign stands for, in one app: Apple's
+    postbacks name a 2-4 digit source identifier (a campaign id of 0-99 before 4.0), never the
+    network's own campaign id, so the cost report puts SKAN installs beside a campaign's spend
+    only through this (docs/apple.md, "SKAN beside spend")."""
+
+    app = models.ForeignKey("apps_registry.App", on_delete=models.CASCADE,
+                            related_name="skan_campaign_mappings")
+    media_source = models.CharField(max_length=255)  # as the SKAN report names the network
+    source_identifier = models.CharField(max_length=16)
+    campaign_id = models.CharField(max_length=255)  # the network's, as spend rows carry it
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "media_source", "source_identifier"],
+                                    name="skan_campaign_mapping_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.media_source} {self.source_identifier} → {self.campaign_id}"

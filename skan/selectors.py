@@ -13,7 +13,14 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db import transaction
 from django.db.models import QuerySet
 
-from skan.models import AdNetwork, AppAdNetworkName, Postback, RefusalReason, RefusedPostback
+from skan.models import (
+    AdNetwork,
+    AppAdNetworkName,
+    CampaignMapping,
+    Postback,
+    RefusalReason,
+    RefusedPostback,
+)
 
 
 def media_source_for(*, app_id, ad_network_id: str) -> str:
@@ -39,6 +46,17 @@ def media_sources_for(*, app_id) -> dict[str, str]:
 
 def app_ad_network_names(*, app_id) -> QuerySet[AppAdNetworkName]:
     return AppAdNetworkName.objects.filter(app_id=app_id).order_by("network_id")
+
+
+def campaign_mappings(*, app_id) -> QuerySet[CampaignMapping]:
+    return CampaignMapping.objects.filter(app_id=app_id).order_by("media_source",
+                                                                  "source_identifier")
+
+
+def campaign_of(*, app_id) -> dict[tuple[str, str], str]:
+    """(media source, source identifier) -> the network's campaign id, for the cost report."""
+    return {(m.media_source, m.source_identifier): m.campaign_id
+            for m in campaign_mappings(app_id=app_id)}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps_registry.models import App
 from skan import parse, verify
 from skan.keys import AAK_DEVELOPMENT_KIDS
-from skan.models import AppAdNetworkName, Postback, RefusedPostback, Verdict
+from skan.models import AppAdNetworkName, CampaignMapping, Postback, RefusedPostback, Verdict
 
 STORED = "stored"
 DUPLICATE = "duplicate"
@@ -130,3 +130,23 @@ def ad_network_name_clear(*, app: App, network_id: str) -> bool:
     deleted, _ = AppAdNetworkName.objects.filter(
         app=app, network_id=network_id.strip().lower()).delete()
     return bool(deleted)
+
+
+@dataclass(frozen=True)
+class Mapping:
+    media_source: str
+    source_identifier: str
+    campaign_id: str
+
+
+def campaign_mappings_replace(*, app_id, mappings: list[Mapping]) -> list[CampaignMapping]:
+    """The app's SKAN campaign mappings become exactly `mappings` (a PUT of the whole set:
+    a list a marketer keeps in a spreadsheet is sent again whole, never merged by guess)."""
+    now = timezone.now()
+    rows = [CampaignMapping(app_id=app_id, media_source=m.media_source,
+                            source_identifier=m.source_identifier, campaign_id=m.campaign_id,
+                            updated_at=now) for m in mappings]
+    with transaction.atomic():
+        CampaignMapping.objects.filter(app_id=app_id).delete()
+        CampaignMapping.objects.bulk_create(rows)
+    return rows

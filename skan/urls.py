@@ -11,6 +11,8 @@ urlpatterns = [
          name="ad-network-list"),
     path("apps/<uuid:app_id>/ad-networks/<str:network_id>",
          api_views.AdNetworkDetailView.as_view(), name="ad-network-detail"),
+    path("apps/<uuid:app_id>/skan/campaign-mappings", api_views.CampaignMappingsView.as_view(),
+         name="skan-campaign-mappings"),
 ]
 
 root_urlpatterns = [

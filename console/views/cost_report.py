@@ -47,6 +47,8 @@ class CostPage(ReportPage):
                 "rows": [self.cells(line, currency, names) for line in report.rows],
                 "total": self.cells(report.total, currency, []),
                 "campaign_level": group_by not in cost_report.BY_AD,
+                "skan": report.skan_unmatched_installs is not None,
+                "skan_unmatched": tables.count(report.skan_unmatched_installs),
                 "chart": chart, "has_spend": any(chart["spend"]),
                 "unconverted": tables.unconverted_by_currency(
                     [("Spend", report.total.spend.unconverted_list)]
@@ -56,7 +58,10 @@ class CostPage(ReportPage):
     @staticmethod
     def cells(line, currency: str, names) -> dict:
         spend = line.spend.amount if line.spend.known else None
-        return {"names": [_label(getattr(line, attr)) for _, attr in names],
+        skan = [tables.count(line.skan_installs), tables.money(line.skan_cpi, currency),
+                tables.money(line.skan_revenue.amount if line.skan_revenue else None, currency),
+                tables.percent(line.skan_roas)]
+        return {"names": [_label(getattr(line, attr)) for _, attr in names], "skan": skan,
                 "no_installs": line.installs == 0 and line.spend.known,
                 "figures": [tables.money(spend, currency), tables.count(line.impressions),
                             tables.count(line.clicks), tables.count(line.installs),

@@ -42,7 +42,8 @@ def line(media_source, campaign_id, spend, impressions, clicks, installs, cpi, r
          source, unconverted=()):
     return {"media_source": media_source, "campaign_id": campaign_id, "spend": spend,
             "impressions": impressions, "clicks": clicks, "installs": installs, "cpi": cpi,
-            "revenue": revenue, "roas": roas, "cost_source": source,
+            "revenue": revenue, "roas": roas, "skan_installs": None, "skan_cpi": None,
+            "skan_revenue": None, "skan_roas": None, "cost_source": source,
             "unconverted_spend": list(unconverted)}
 
 

@@ -95,6 +95,9 @@ EXAMPLES: dict[str, Example] = {
     "ad_networks_set": Example(path={**APP, "network_id": "network_id"},
                                body={"name": "Renamed Network"}),
     "ad_networks_clear": Example(path={**APP, "network_id": "network_id"}),
+    "skan_campaign_mappings_list": Example(path=APP),
+    "skan_campaign_mappings_replace": Example(path=APP, body={"mappings": [
+        {"media_source": "meta", "source_identifier": "1234", "campaign_id": "120"}]}),
     # SDK
     "clicks_redirect": Example("nobody", query=app_query(pid="network_a", c="summer")),
     "installs_create": Example("key", body=lambda w: {
