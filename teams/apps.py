@@ -1,3 +1,7 @@
+"""Teams (docs/teams.md, "Invitations", "Personal access tokens"): invitations to an
+organization, accepted once, and each person's personal access tokens for scripts, acting with
+their current role."""
+
 from django.apps import AppConfig
 
 
