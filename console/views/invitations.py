@@ -9,6 +9,7 @@ The accept URL is shown once, on the page the inviting POST redirects to
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.http import Http404
@@ -56,6 +57,9 @@ class InvitationsPage(ConsolePage):
         shown_once.keep(request, slot=_slot(sent.invitation.id), secret=sent.accept_url)
         if sent.emailed:
             messages.success(request, f"Emailed the invitation to {sent.invitation.email}.")
+        elif settings.EMAIL_HOST:
+            messages.warning(request, "The invitation email could not be sent (the mail server "
+                                      "refused it or did not answer): pass the link on yourself.")
         return redirect("console:invitation-created", invitation_id=sent.invitation.id)
 
     def page(self, request, *, values, problem=None, status=200):
