@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import pytest
 from aiosmtpd.controller import Controller
+from django.test import Client
 
 from teams.models import Invitation
 from tests.processes import free_port
@@ -93,3 +94,25 @@ def test_an_unreachable_mail_server_loses_no_invitation(owner_api, settings):
     assert response.status_code == 201
     assert response.json()["data"]["emailed"] is False
     assert Invitation.objects.exists()
+
+
+def console_invite(owner) -> str:
+    """The page an invitation made in the console leads to."""
+    client = Client()
+    client.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
+    created = client.post("/console/invitations", {"email": "mia@example.com",
+                                                   "role": "viewer"})
+    assert created.status_code == 302
+    return client.get(created.url).content.decode()
+
+
+def test_the_console_says_the_email_left(owner, inbox):
+    page = console_invite(owner)
+    assert "Emailed the invitation to mia@example.com." in page
+    assert inbox.arrived.wait(5)
+
+
+def test_the_console_says_when_the_email_could_not_be_sent(owner, refusing):
+    page = console_invite(owner)
+    assert "The invitation email could not be sent" in page
+    assert 'id="accept-url"' in page  # the link, to pass on by hand
