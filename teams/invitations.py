@@ -16,7 +16,7 @@ from datetime import datetime
 from django.db import transaction
 
 from accounts import members, services
-from accounts.models import User
+from accounts.models import Organization, User
 from attribution_site.api.exceptions import Conflict, NotFound, ValidationFailed
 from teams import credentials
 from teams.models import Invitation
@@ -47,11 +47,16 @@ def invitation_create(*, organization_id: uuid.UUID, email: str, role: str, invi
                       now: datetime) -> Issued:
     """A pending invitation for `email` with `role`; one pending already for this email in this
     organization is replaced (its link stops working). A registered email is a Conflict."""
+    if role not in User.Role.values:
+        raise ValidationFailed("Invalid input: role.", {"role": [f"Unknown role {role!r}."]})
     email = email.strip().lower()
     if members.email_registered(email=email):
         raise Conflict(EMAIL_REGISTERED, {"email": [EMAIL_REGISTERED]})
     token = credentials.invitation_token_new()
     with transaction.atomic():
+        # Two admins inviting one email at once are taken one after the other, so the second
+        # replaces the first instead of meeting the one-per-email constraint.
+        Organization.objects.select_for_update().filter(pk=organization_id).first()
         Invitation.objects.filter(organization_id=organization_id, email=email).delete()
         invitation = Invitation.objects.create(
             organization_id=organization_id, email=email, role=role,

@@ -54,6 +54,13 @@ def test_another_organization_may_invite_the_same_email(owner, outsider):
     assert Invitation.objects.count() == 2
 
 
+def test_an_unknown_role_cannot_be_invited(owner):
+    with pytest.raises(ValidationFailed) as refused:
+        issue(owner, role="owner")
+    assert "role" in refused.value.details
+    assert not Invitation.objects.exists()
+
+
 def test_a_registered_email_cannot_be_invited(owner, outsider):
     with pytest.raises(Conflict) as refused:
         issue(owner, email="OUTSIDER@example.org")
