@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "web_to_app",  # linked apps, the banner and web-to-app journeys (docs/web.md)
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
     "audit",  # who changed what, logins, tokens' new addresses (docs/teams.md, "Audit log")
+    "teams",  # invitations and personal access tokens (docs/teams.md)
     "attribution_site",  # no models: its management command (architecture_map)
 ]
 
@@ -376,9 +377,27 @@ if LINKS_BASE_URL:
             f"LINKS_BASE_URL must be an origin such as https://go.example.com, "
             f"got {LINKS_BASE_URL!r}")
 
+# --- Email (docs/teams.md, "Invitations") ---------------------------------------------------
+# Invitations are emailed only when EMAIL_HOST is set; without it the admin who invites gets
+# the accept URL once and passes it on. Django's SMTP settings, read from the environment.
+EMAIL_HOST = env.str("EMAIL_HOST")
+EMAIL_PORT = env.int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("Set one of EMAIL_USE_TLS (STARTTLS) and EMAIL_USE_SSL, not both")
+# The admin who invites waits for the mail server's answer: a server that hangs must not hold
+# the request for long.
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT_SECONDS", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", "Attribution <noreply@localhost>")
+
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First: it takes only `Bearer pat_…` and leaves every JWT to the next.
+        "teams.authentication.PersonalAccessTokenAuthentication",
         "accounts.authentication.BearerTokenAuthentication",
     ],
     # A view's `capability` is checked wherever it is declared (attribution_site/capabilities.py).
@@ -486,6 +505,8 @@ CELERY_BEAT_SCHEDULE = {
     "retention.enforce": {  # each app's IP and raw-row limits (docs/privacy.md, "Retention")
         "task": "retention.enforce", "schedule": crontab(minute=23),
         "options": {"expires": 3000}},
+    "teams.prune": {  # expired invitations and ended access tokens (docs/teams.md)
+        "task": "teams.prune", "schedule": crontab(minute=37), "options": {"expires": 3000}},
     "audit.prune": {  # entries older than AUDIT_RETENTION_DAYS (docs/teams.md, "Audit log")
         "task": "audit.prune", "schedule": crontab(hour=4, minute=41),
         "options": {"expires": 3000}},

@@ -88,7 +88,8 @@ def _arguments(name: str, world) -> dict[str, str]:
         "content_type_id": str(ContentType.objects.get_for_model(type(world.app)).id),
         "object_id": str(world.app.id), "member_id": world.member_id,
         "destination_id": world.data_destination_id, "request_id": world.privacy_request_id,
-        "token": world.document_token,
+        "token": world.document_token, "invitation_id": world.invitation_id,
+        "token_id": world.access_token_id,
     }
     admin_model = re.fullmatch(r"admin:(\w+?)_(\w+)_(change|delete|history)", name)
     if admin_model:

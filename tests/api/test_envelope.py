@@ -174,6 +174,8 @@ def test_openapi_schema_documents_sdk_key_and_dashboard_token_auth(client):
     paths = schema["paths"]
     assert paths["/api/v1/installs"]["post"]["security"] == [{"apiKeyAuth": []}]
     assert paths["/api/v1/events"]["post"]["security"] == [{"apiKeyAuth": []}]
-    assert paths["/api/v1/installs"]["get"]["security"] == [{"jwtAuth": []}]
+    # A person's operations take a JWT or a personal access token (teams/authentication.py).
+    assert paths["/api/v1/installs"]["get"]["security"] == [{"personalAccessToken": []},
+                                                            {"jwtAuth": []}]
     assert schema["components"]["securitySchemes"]["apiKeyAuth"]["name"] == "X-API-Key"
     assert "/api/v1/clicks" in paths

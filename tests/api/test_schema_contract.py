@@ -72,6 +72,17 @@ EXAMPLES: dict[str, Example] = {
     "org_members_partial_update": Example(path={"member_id": "member_id"},
                                           body={"role": "marketer"}),
     "org_members_destroy": Example(path={"member_id": "member_id"}),
+    # Invitations and personal access tokens (teams/)
+    "org_invitations_list": Example(),
+    "org_invitations_create": Example(body={"email": "newcomer@example.com",
+                                            "role": "developer"}),
+    "org_invitations_destroy": Example(path={"invitation_id": "invitation_id"}),
+    "auth_invitations_accept": Example("nobody", body=lambda w: {
+        "token": w.invitation_token, "name": "Invited Person",
+        "password": "long enough secret"}),
+    "auth_tokens_list": Example(),
+    "auth_tokens_create": Example(body={"name": "ci", "expires_in_days": 30}),
+    "auth_tokens_destroy": Example(path={"token_id": "access_token_id"}),
     # Apps, keys, ad networks
     "apps_list": Example(),
     "apps_create": Example(body={"name": "Shop for Android", "platform": "android",

@@ -41,6 +41,9 @@ class World:
     web_app_id: str = ""  # a web app linked to `app`, with a banner (web_to_app)
     cost_network: str = "tiktok"  # `app` has a TikTok cost connection (networks/spend)
     member_id: str = ""  # a viewer of the owner's organization (accounts/members.py)
+    invitation_id: str = ""  # a pending invitation of a marketer (teams/invitations.py)
+    invitation_token: str = ""  # its token, as its accept URL carries it
+    access_token_id: str = ""  # the owner's personal access token (teams/access_tokens.py)
 
     @property
     def app_id(self) -> str:
@@ -142,6 +145,10 @@ def build() -> World:
         status=200)
     member = UserFactory(email="colleague@example.com", role="viewer",
                          organization=owner.organization)
+    invitation = made(owner_api.post("/api/v1/org/invitations", {
+        "email": "invited@example.com", "role": "marketer"}, format="json"))
+    access_token = made(owner_api.post("/api/v1/auth/tokens", {"name": "world script"},
+                                       format="json"))["access_token"]
     return World(
         owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
         owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
@@ -153,4 +160,6 @@ def build() -> World:
         pending_request_id=pending["subject_request_id"],
         document_token=links.document_token(access["subject_request_id"]),
         data_destination_id=destination["id"], web_app_id=web_app_id,
-        member_id=str(member.id))
+        member_id=str(member.id), invitation_id=invitation["invitation"]["id"],
+        invitation_token=invitation["accept_url"].split("token=", 1)[1],
+        access_token_id=access_token["id"])
