@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "web_to_app",  # linked apps, the banner and web-to-app journeys (docs/web.md)
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
     "audit",  # who changed what, logins, tokens' new addresses (docs/teams.md, "Audit log")
+    "signin",  # single sign-on and two-factor (docs/teams.md, "Single sign-on", "Two-factor")
     "attribution_site",  # no models: its management command (architecture_map)
 ]
 
