@@ -3,7 +3,8 @@
 (console/views/signin.py): it ends in a browser session."""
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -29,6 +30,10 @@ STATUS = inline_serializer("TwoFactorStatusAnswer", {"two_factor": TwoFactorStat
 OFF = inline_serializer("TwoFactorOff", {"success": serializers.BooleanField()})
 
 
+def _described(message: str) -> OpenApiResponse:
+    return OpenApiResponse(OpenApiTypes.OBJECT, description=message)
+
+
 def _valid(serializer_class, data) -> dict:
     payload = serializer_class(data=data)
     payload.is_valid(raise_exception=True)
@@ -43,7 +48,8 @@ class SsoView(OrganizationScopedView):
         found = sso.sso_settings(organization_id=self.organization_id)
         return Response({"sso": SsoOutput(found).data if found else None})
 
-    @extend_schema(operation_id="org_sso_update", request=SsoInput, responses={200: SSO})
+    @extend_schema(operation_id="org_sso_update", request=SsoInput, responses={
+        200: SSO, 409: _described(sso.DOMAIN_TAKEN.format(domain="A domain"))})
     def put(self, request):
         found = sso.sso_configure(organization_id=self.organization_id,
                                   **{"client_secret": None, **_valid(SsoInput, request.data)})
@@ -79,7 +85,9 @@ class OtpView(OrganizationScopedView):
         status = two_factor.two_factor_status(user=request.user)
         return Response({"two_factor": TwoFactorStatusOutput(status).data})
 
-    @extend_schema(operation_id="auth_otp_destroy", request=OtpOffInput, responses={200: OFF})
+    @extend_schema(operation_id="auth_otp_destroy", request=OtpOffInput, responses={
+        200: OFF, 403: _described(two_factor.STILL_REQUIRED),
+        409: _described(two_factor.NOT_ON)})
     def delete(self, request):
         proof = _valid(OtpOffInput, request.data)
         two_factor.totp_disable(user=request.user, otp=proof.get("otp"),
@@ -90,8 +98,8 @@ class OtpView(OrganizationScopedView):
 class OtpEnrolView(OrganizationScopedView):
     capability = READ
 
-    @extend_schema(operation_id="auth_otp_enrol", request=None,
-                   responses={200: EnrolmentOutput})
+    @extend_schema(operation_id="auth_otp_enrol", request=None, responses={
+        200: EnrolmentOutput, 409: _described(two_factor.ALREADY_ON)})
     def post(self, request):
         return Response(EnrolmentOutput(two_factor.totp_enrol(user=request.user)).data)
 
@@ -99,8 +107,9 @@ class OtpEnrolView(OrganizationScopedView):
 class OtpConfirmView(OrganizationScopedView):
     capability = READ
 
-    @extend_schema(operation_id="auth_otp_confirm", request=OtpInput,
-                   responses={200: RecoveryCodesOutput})
+    @extend_schema(operation_id="auth_otp_confirm", request=OtpInput, responses={
+        200: RecoveryCodesOutput,
+        409: _described(f"{two_factor.ALREADY_ON} / {two_factor.NOT_ENROLLING}")})
     def post(self, request):
         codes = two_factor.totp_confirm(user=request.user, now=timezone.now(),
                                         **_valid(OtpInput, request.data))

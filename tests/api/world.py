@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+import pyotp
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.conversion.samples import SCHEMA
@@ -41,10 +43,16 @@ class World:
     web_app_id: str = ""  # a web app linked to `app`, with a banner (web_to_app)
     cost_network: str = "tiktok"  # `app` has a TikTok cost connection (networks/spend)
     member_id: str = ""  # a viewer of the owner's organization (accounts/members.py)
+    member_api: APIClient | None = None  # the viewer's, who has two-factor on (signin/)
+    otp_secret: str = ""  # the owner's two-factor enrolment, waiting for its first code
 
     @property
     def app_id(self) -> str:
         return str(self.app.id)
+
+    def otp_code(self) -> str:
+        """A current code of the owner's pending two-factor enrolment."""
+        return pyotp.TOTP(self.otp_secret).now()
 
 
 # An Apple Ads cost part as the API checks it (the key's text is only shaped like a PEM: the
@@ -142,6 +150,13 @@ def build() -> World:
         status=200)
     member = UserFactory(email="colleague@example.com", role="viewer",
                          organization=owner.organization)
+    member_api = client_for(member)
+    from signin import two_factor
+
+    enrolment = two_factor.totp_enrol(user=member)
+    two_factor.totp_confirm(user=member, otp=pyotp.TOTP(enrolment.secret).now(),
+                            now=timezone.now())
+    otp_secret = made(owner_api.post("/api/v1/auth/otp/enrol"), 200)["secret"]
     return World(
         owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
         owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
@@ -153,4 +168,4 @@ def build() -> World:
         pending_request_id=pending["subject_request_id"],
         document_token=links.document_token(access["subject_request_id"]),
         data_destination_id=destination["id"], web_app_id=web_app_id,
-        member_id=str(member.id))
+        member_id=str(member.id), member_api=member_api, otp_secret=otp_secret)
