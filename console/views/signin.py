@@ -62,7 +62,11 @@ class SsoStartPage(View):
             audit_trail.login_failed(request, email=email, reason=refusal.reason)
             return _refused(request, refusal.message)
         request.session[SSO_FLOW] = {**kept, "email": email}
-        return redirect(url)
+        # Not a redirect: the console's CSP (form-action 'self') also binds where a form's
+        # answer redirects, so the provider is reached by a navigation of its own.
+        response = render(request, "console/signin/continue.html", {"url": url})
+        add_never_cache_headers(response)
+        return response
 
 
 class SsoCallbackPage(View):
@@ -140,8 +144,12 @@ class LoginEnrolPage(View):
         user, _ = _pending(request)
         if user is None:
             return redirect("console:login")
-        enrolment = (two_factor.pending_enrolment(user=user)
-                     or two_factor.totp_enrol(user=user))
+        try:
+            enrolment = (two_factor.pending_enrolment(user=user)
+                         or two_factor.totp_enrol(user=user))
+        except ApiError:  # enrolled meanwhile (another tab): the password step again
+            request.session.pop(PENDING, None)
+            return redirect("console:login")
         return self.page(request, enrolment)
 
     def post(self, request):
