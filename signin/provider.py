@@ -34,7 +34,8 @@ def metadata(issuer: str) -> dict:
                             f"its discovery document names the issuer "
                             f"{str(document.get('issuer'))[:200]!r}")
     for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
-        if not isinstance(document.get(name), str):
+        # Web addresses only: the authorization endpoint becomes a link the browser follows.
+        if not str(document.get(name, "")).startswith(("https://", "http://")):
             raise SignInRefused("provider_error", f"its discovery document has no {name}")
     return document
 

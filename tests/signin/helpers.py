@@ -88,6 +88,7 @@ class TokenIssuer:
         self.published_key = RSAKey.generate_key(2048, parameters={"kid": "k1"})
         self.signing_key = self.published_key
         self.claims_extra: dict = {}
+        self.discovery_extra: dict = {}
         self.audience = CLIENT_ID
         self.nonce = ""
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -121,7 +122,8 @@ class TokenIssuer:
                                 "authorization_endpoint": f"{issuer.issuer}/authorize",
                                 "token_endpoint": f"{issuer.issuer}/token",
                                 "jwks_uri": f"{issuer.issuer}/jwks",
-                                "id_token_signing_alg_values_supported": ["RS256"]})
+                                "id_token_signing_alg_values_supported": ["RS256"],
+                                **issuer.discovery_extra})
                 elif self.path == "/jwks":
                     self._json(KeySet([issuer.published_key]).as_dict(private=False))
                 else:

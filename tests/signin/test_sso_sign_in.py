@@ -198,3 +198,13 @@ def test_a_provider_on_loopback_is_refused_under_the_default_address_rule(client
 
     assert response.status_code == 403
     assert "could not be reached" in response.content.decode()
+
+
+
+def test_an_authorization_endpoint_that_is_not_a_web_address_is_refused(client, own_issuer):
+    own_issuer.discovery_extra = {"authorization_endpoint": "javascript:alert(1)"}
+
+    response = client.post("/console/sso/start", {"email": "pat@example.com"})
+
+    assert response.status_code == 403
+    assert "javascript:" not in response.content.decode()
