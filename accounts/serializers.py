@@ -16,6 +16,9 @@ class SignupInput(StrictSerializer):
 class LoginInput(StrictSerializer):
     email = StrictEmailField()
     password = StrictCharField(max_length=256, trim_whitespace=False)
+    # A current TOTP code or an unused recovery code, when the person has two-factor on
+    # (docs/teams.md, "Two-factor"); its shape is checked by the check that reads it.
+    otp = StrictCharField(max_length=64, required=False)
 
 
 class UserOutput(serializers.Serializer):

@@ -74,6 +74,11 @@ def user_authenticate(*, email: str, password: str) -> User:
     return user
 
 
+def user_by_email(*, email: str) -> User | None:
+    """The person with this email (any case), or None: single sign-on finds people so."""
+    return User.objects.filter(email=email.strip().lower()).first()
+
+
 def access_token_issue(*, user: User) -> str:
     """A JWT for `user`, carrying the `auth_version` it is good for (accounts/authentication.py
     refuses it once a role change or a removal has raised the user's)."""

@@ -24,6 +24,12 @@ from attribution_site.capabilities import ADMINISTER, READ
 
 EMAIL_TAKEN = OpenApiResponse(OpenApiTypes.OBJECT, description=services.EMAIL_TAKEN)
 BAD_CREDENTIALS = OpenApiResponse(OpenApiTypes.OBJECT, description=services.BAD_CREDENTIALS)
+# Checks other apps register (accounts/login_checks.py): two-factor's `otp`, SSO's `enforce`.
+LOGIN_REFUSED = OpenApiResponse(OpenApiTypes.OBJECT, description=(
+    "401 also when two-factor is on and `otp` is missing (details {\"otp\": [\"required\"]}) "
+    "or wrong ({\"otp\": [\"wrong\"]}); 403 when the email's organization enforces single "
+    "sign-on ({\"email\": [\"sso_required\"]}) or requires two-factor of a person not "
+    "enrolled yet ({\"otp\": [\"enrolment_required\"]})."))
 LAST_ADMIN = OpenApiResponse(OpenApiTypes.OBJECT, description=members.LAST_ADMIN)
 MEMBER = inline_serializer("MemberAnswer", {"member": MemberOutput()})
 REMOVED = inline_serializer("MemberRemoved", {"success": serializers.BooleanField()})
@@ -52,8 +58,8 @@ class LoginView(APIView):
     permission_classes = [AllowAny]
     throttle_classes: list = []
 
-    @extend_schema(request=LoginInput, responses={200: TokenOutput, 401: BAD_CREDENTIALS},
-                   auth=[])
+    @extend_schema(request=LoginInput, responses={200: TokenOutput, 401: BAD_CREDENTIALS,
+                                                  403: LOGIN_REFUSED}, auth=[])
     def post(self, request):
         payload = LoginInput(data=request.data)
         payload.is_valid(raise_exception=True)

@@ -49,8 +49,12 @@ DESTINATION_CREDENTIALS = Purpose(b"export-destination-credentials/v1",
 NETWORK_CREDENTIALS = Purpose(b"ad-network-credentials/v1",
                               "an ad network integration's credentials")
 SHOWN_ONCE = Purpose(b"console-shown-once/v1", "a secret waiting to be shown once")
+SSO_CLIENT_SECRET = Purpose(b"sso-client-secret/v1",
+                            "a single sign-on connection's client secret")
+TOTP_SEED = Purpose(b"totp-seed/v1", "a person's two-factor (TOTP) seed")
 PURPOSES = (WEBHOOK_SIGNING, PRIVACY_CALLBACK_SIGNING, SDK_REQUEST_SIGNING,
-            DESTINATION_CREDENTIALS, NETWORK_CREDENTIALS, SHOWN_ONCE)
+            DESTINATION_CREDENTIALS, NETWORK_CREDENTIALS, SHOWN_ONCE, SSO_CLIENT_SECRET,
+            TOTP_SEED)
 
 
 class SecretUnreadable(Exception):

@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "outbox",  # abstract rows, the kinds' registry and the one sweep (docs/outbox.md)
     "audit",  # who changed what, logins, tokens' new addresses (docs/teams.md, "Audit log")
     "teams",  # invitations and personal access tokens (docs/teams.md)
+    "signin",  # single sign-on and two-factor (docs/teams.md, "Single sign-on", "Two-factor")
     "attribution_site",  # no models: its management command (architecture_map)
 ]
 

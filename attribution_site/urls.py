@@ -32,6 +32,7 @@ api_v1 = [
     path("", include("web_to_app.urls")),
     path("", include("audit.urls")),
     path("", include("teams.urls")),
+    path("", include("signin.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

@@ -235,6 +235,18 @@ EXAMPLES: dict[str, Example] = {
     "data_destinations_runs_create": Example(path=DESTINATION),
     # The audit log (the world's own changes are its entries)
     "audit_log_list": Example(query={"limit": 5}),
+    # Single sign-on and two-factor (signin/)
+    "org_sso_retrieve": Example(),
+    "org_sso_update": Example(body={
+        "issuer": "https://idp.example.com", "client_id": "console", "client_secret": "s3cret",
+        "allowed_domains": ["example.com"], "default_role": "viewer", "enforce": False}),
+    "org_sso_destroy": Example(),
+    "org_two_factor_retrieve": Example(),
+    "org_two_factor_update": Example(body={"required": True}),
+    "auth_otp_retrieve": Example(),
+    "auth_otp_enrol": Example(),
+    "auth_otp_confirm": Example(body=lambda w: {"otp": w.otp_code()}),
+    "auth_otp_destroy": Example("member", body={"password": worlds.PASSWORD}),
 }
 
 
@@ -314,6 +326,7 @@ def call(world, example: Example, method: str, route: str, body=None, client=Non
     if body is None:
         body = example.body(world) if callable(example.body) else example.body
     client = client or {"owner": world.owner_api, "key": world.sdk_api,
+                        "member": world.member_api,
                         "nobody": APIClient()}[example.caller]
     with transaction.atomic():
         if method == "GET":

@@ -7,8 +7,11 @@ import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+import pyotp
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from signin import two_factor
 from tests.conversion.samples import SCHEMA
 from tests.factories import AppFactory, UserFactory, issue_key
 from tests.helpers import client_for
@@ -44,10 +47,16 @@ class World:
     invitation_id: str = ""  # a pending invitation of a marketer (teams/invitations.py)
     invitation_token: str = ""  # its token, as its accept URL carries it
     access_token_id: str = ""  # the owner's personal access token (teams/access_tokens.py)
+    member_api: APIClient | None = None  # the viewer's, who has two-factor on (signin/)
+    otp_secret: str = ""  # the owner's two-factor enrolment, waiting for its first code
 
     @property
     def app_id(self) -> str:
         return str(self.app.id)
+
+    def otp_code(self) -> str:
+        """A current code of the owner's pending two-factor enrolment."""
+        return pyotp.TOTP(self.otp_secret).now()
 
 
 # An Apple Ads cost part as the API checks it (the key's text is only shaped like a PEM: the
@@ -149,6 +158,11 @@ def build() -> World:
         "email": "invited@example.com", "role": "marketer"}, format="json"))
     access_token = made(owner_api.post("/api/v1/auth/tokens", {"name": "world script"},
                                        format="json"))["access_token"]
+    member_api = client_for(member)
+    enrolment = two_factor.totp_enrol(user=member)
+    two_factor.totp_confirm(user=member, otp=pyotp.TOTP(enrolment.secret).now(),
+                            now=timezone.now())
+    otp_secret = made(owner_api.post("/api/v1/auth/otp/enrol"), 200)["secret"]
     return World(
         owner=owner, app=app, full_key=full_key, key_id=full_key.split("_")[1],
         owner_api=owner_api, sdk_api=sdk_api, link_domain_id=domain["id"], link_id=link["id"],
@@ -162,4 +176,4 @@ def build() -> World:
         data_destination_id=destination["id"], web_app_id=web_app_id,
         member_id=str(member.id), invitation_id=invitation["invitation"]["id"],
         invitation_token=invitation["accept_url"].split("token=", 1)[1],
-        access_token_id=access_token["id"])
+        access_token_id=access_token["id"], member_api=member_api, otp_secret=otp_secret)
