@@ -145,7 +145,7 @@ urlpatterns = [
          name="conversion"),
     path("apps/<uuid:app_id>/skan", skan_report.SkanReportPage.as_view(), name="skan-report"),
     path("apps/<uuid:app_id>/skan/campaign-mappings", skan_mappings.SkanMappingsPage.as_view(),
-         name="skan-mappings"),
+         name="skan-campaign-mappings-edit"),
     path("apps/<uuid:app_id>/privacy", privacy.PrivacyRequestsPage.as_view(), name="privacy"),
     path("apps/<uuid:app_id>/privacy/<uuid:request_id>", privacy.PrivacyRequestPage.as_view(),
          name="privacy-request"),

@@ -54,7 +54,7 @@ class SkanMappingsPage(AppPage, IosOnly):
         rows = services.campaign_mappings_replace(app_id=self.app.id,
                                                   mappings=payload.validated_data["mappings"])
         messages.success(request, f"Saved {len(rows)} mapping{'s' if len(rows) != 1 else ''}.")
-        return redirect("console:skan-mappings", app_id=self.app.id)
+        return redirect("console:skan-campaign-mappings-edit", app_id=self.app.id)
 
     def page(self, *, text: str | None, problem: FormProblem | None = None, status: int = 200):
         rows = list(selectors.campaign_mappings(app_id=self.app.id))

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from analytics.costs import SpendRow, cost_rows_replace
+from audit.models import Entry
 from skan.models import AdNetwork, CampaignMapping
 from tests.console.helpers import XSS_CAMPAIGN, XSS_SOURCE, assert_shown_as_text
 from tests.conversion.samples import SCHEMA
@@ -25,7 +26,7 @@ def ios_app(owner):
 
 
 def url(app) -> str:
-    return reverse("console:skan-mappings", args=[app.id])
+    return reverse("console:skan-campaign-mappings-edit", args=[app.id])
 
 
 def test_lines_replace_the_mappings(console, ios_app):
@@ -82,3 +83,8 @@ def test_the_cost_page_shows_skan_beside_the_mapped_campaign(console, ios_app):
                         "end": "2025-03-31"}).content.decode()
     assert "SKAN installs" in html and "SKAN ROAS" in html
     assert "1 more arrived for source identifiers mapped to no campaign" in html
+
+
+def test_the_audit_log_names_the_change_as_the_api_does(console, ios_app):
+    console.post(url(ios_app), {"mappings": "meta, 1234, 120"})
+    assert Entry.objects.get().action == "skan_campaign_mappings.update"
