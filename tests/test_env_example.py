@@ -16,7 +16,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ROOT / "attribution_site" / "settings.py"
-SKIPPED_DIRS = {".venv", ".git", "node_modules", "__pycache__", "tests", "bench", "web_sdk"}
+# Besides hidden folders (.git, .venv, CI's .venv-newest: installed packages read their own
+# variables, not ours).
+SKIPPED_DIRS = {"node_modules", "__pycache__", "tests", "bench", "web_sdk"}
 # Read by Django and Celery themselves to find the settings, never an operator's setting.
 NOT_SETTINGS = {"DJANGO_SETTINGS_MODULE"}
 
@@ -75,7 +77,8 @@ def names_read_from_os_environ(source: str) -> set[str]:
 def names_read() -> set[str]:
     names = names_read_by_settings(SETTINGS.read_text())
     for path in ROOT.rglob("*.py"):
-        if not SKIPPED_DIRS.intersection(path.relative_to(ROOT).parts):
+        parts = path.relative_to(ROOT).parts
+        if not SKIPPED_DIRS.intersection(parts) and not any(p.startswith(".") for p in parts):
             names |= names_read_from_os_environ(path.read_text())
     return names
 
