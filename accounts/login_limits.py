@@ -10,6 +10,9 @@ recovery code: accounts/login_checks.py) counts as a wrong password.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from django.conf import settings
 
 from accounts import login_checks, services
@@ -20,6 +23,7 @@ from attribution_site.api.exceptions import RateLimited, Unauthorized
 from attribution_site.api.throttling import enforce, limit_hit, limit_peek
 
 TOO_MANY_LOGINS = "Too many login attempts; try again later."
+T = TypeVar("T")
 
 
 def signup_allowed(request) -> None:
@@ -47,10 +51,27 @@ def second_factor_login(request, *, user: User, otp: str) -> User:
     return _counted(request, user.email, budgets, lambda: _checked(user, otp))
 
 
+def address_attempt(request, attempt: Callable[[], T], *, refused: type[Exception]) -> T:
+    """Something that is a login by another name (accepting an invitation hands out a JWT and
+    a session): refused while this address has failed too often lately, and a `refused` counted
+    against the address's allowance, which password logins from it share."""
+    budget = (_address_budget(request),)
+    _not_limited(request, budget)
+    try:
+        return attempt()
+    except refused:
+        for group, key, rate in budget:
+            limit_hit(request, group=group, key=key, rate=rate)
+        raise
+
+
+def _address_budget(request):
+    return ("login-address", request_client_ip(request), settings.LOGIN_RATE_LIMIT_PER_ADDRESS)
+
+
 def _budgets(request, email: str):
-    address = request_client_ip(request)
-    return (("login-address", address, settings.LOGIN_RATE_LIMIT_PER_ADDRESS),
-            ("login", f"{email}|{address}", settings.LOGIN_RATE_LIMIT))
+    address_budget = _address_budget(request)
+    return (address_budget, ("login", f"{email}|{address_budget[1]}", settings.LOGIN_RATE_LIMIT))
 
 
 def _not_limited(request, budgets) -> None:

@@ -31,12 +31,6 @@ def keeps_an_admin(*, admins: int, role: str, becomes: str | None) -> bool:
     return admins - was_admin + is_admin >= 1
 
 
-def email_registered(*, email: str) -> bool:
-    """Whether a person of any organization logs in with `email` (one person, one
-    organization): an invitation to it could never be accepted."""
-    return User.objects.filter(email=email.strip().lower()).exists()
-
-
 def members_of(*, organization_id: uuid.UUID):
     return User.objects.filter(organization_id=organization_id).order_by("date_joined", "email")
 

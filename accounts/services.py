@@ -49,7 +49,7 @@ def _password_check(password: str) -> None:
 
 
 def _email_free(email: str) -> None:
-    if User.objects.filter(email=email.strip().lower()).exists():
+    if user_by_email(email=email) is not None:
         raise Conflict(EMAIL_TAKEN, {"email": [EMAIL_TAKEN]})
 
 
@@ -75,7 +75,8 @@ def user_authenticate(*, email: str, password: str) -> User:
 
 
 def user_by_email(*, email: str) -> User | None:
-    """The person with this email (any case), or None: single sign-on finds people so."""
+    """The person with this email (any case), or None: one person, one organization, so
+    sign-up, joining, invitations and single sign-on all look people up so."""
     return User.objects.filter(email=email.strip().lower()).first()
 
 
