@@ -52,18 +52,29 @@ def failing_then_ok(receiver_factory):
     return receiver_factory(Reply(status=503), default=Reply(status=200))
 
 
+def second_request_then_stop(receiver, thread: EmbeddedScheduler):
+    """Wait for the receiver's second request, then stop the thread, which lets the task that
+    sent it finish recording it. The database is read only after that: SQLite's in-memory test
+    database (shared cache) answers a read that meets another thread's write with "table is
+    locked" at once instead of waiting, as a database file waits its turn."""
+    requests = wait_until(lambda: receiver.requests[:2] if len(receiver.requests) >= 2
+                          else None)
+    thread.stop()
+    return requests
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_postback_is_tried_again_in_process_when_its_retry_is_due(
         app, embedded, start, receiver_factory):
     receiver = failing_then_ok(receiver_factory)
-    start({})  # no entries at all: the retry is the thread's own
+    thread = start({})  # no entries at all: the retry is the thread's own
     make_postback(app, receiver.url("/pb?d={device_id}"))
     publish(install_event(app))  # the first try, in this process after the commit: a 503
 
-    first, again = wait_until(lambda: receiver.requests[:2] if len(receiver.requests) >= 2
-                              else None)
+    first, again = second_request_then_stop(receiver, thread)
     assert (first.path, again.path) == ("/pb?d=gaid-1234", "/pb?d=gaid-1234")
-    delivery = wait_until(lambda: Delivery.objects.filter(state="succeeded").first())
+    delivery = Delivery.objects.get()
+    assert delivery.state == "succeeded"
     assert delivery.attempts_made == 2 and delivery.next_attempt_at is None
 
 
@@ -76,9 +87,11 @@ def test_the_sweep_entry_sends_a_due_retry_and_a_failing_task_does_not_stop_the_
     assert Delivery.objects.get().state == "pending"
 
     with caplog.at_level(logging.INFO):
-        start({"fails": {"task": "tests.scheduler.fails", "schedule": 0.2},
-               "outbox-sweep": {"task": "outbox.sweep", "schedule": 0.2}})
-        delivery = wait_until(lambda: Delivery.objects.filter(state="succeeded").first())
+        thread = start({"fails": {"task": "tests.scheduler.fails", "schedule": 0.2},
+                        "outbox-sweep": {"task": "outbox.sweep", "schedule": 0.2}})
+        second_request_then_stop(receiver, thread)
+    delivery = Delivery.objects.get()
+    assert delivery.state == "succeeded"
     assert delivery.attempts_made == 2 and len(receiver.requests) == 2
     failures = [record for record in caplog.records if record.levelno == logging.ERROR
                 and "tests.scheduler.fails" in record.getMessage()]
