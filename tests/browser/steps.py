@@ -69,6 +69,15 @@ def open_app_page(page, name: str, *, app: str = "Runner") -> None:
     page.get_by_role("navigation", name=app).get_by_role("link", name=name, exact=True).click()
 
 
+def open_menu(page, name: str):
+    """Open a menu of the top bar ("Organization", or the person's own under their email);
+    returns it, to find its entries in."""
+    menu = page.get_by_role("navigation", name="Account").locator("details").filter(
+        has=page.locator("summary", has_text=name))
+    menu.locator("summary").click()
+    return menu
+
+
 def tile(page, label: str):
     """A KPI tile (its label and its value): the first text of the page's main part that
     reads `label` (the tiles come before the daily table, whose header says it again)."""

@@ -11,6 +11,7 @@ from tests.browser.steps import (
     create_android_app,
     expect,
     log_in,
+    open_menu,
     sign_up,
 )
 
@@ -40,13 +41,39 @@ def test_a_visitor_signs_up_creates_an_app_and_finds_it_in_the_list(page, screen
 def test_a_visitor_who_logs_out_is_sent_to_the_login_page(page, service):
     sign_up(page, name="Mia Marketer", email="mia@example.com", company="Acme")
     expect(page.get_by_role("heading", name="Apps")).to_be_visible()
-    page.get_by_role("button", name="Log out").click()
+    open_menu(page, "mia@example.com").get_by_role("button", name="Log out").click()
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
 
     page.goto("/console/")
     expect(page).to_have_url("/console/login?next=/console/")
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     expect(page.get_by_role("button", name="Log out")).to_have_count(0)
+
+
+def test_an_admins_top_bar_keeps_one_line_and_its_menus_open_one_at_a_time(page, service,
+                                                                            screenshot):
+    sign_up(page, name="Ada Admin", email="ada@example.com", company="Acme")
+    create_android_app(page, name="Runner", package="com.acme.runner")
+    bar = page.locator("header.top")
+    rows = {round(box["y"]) for box in bar.evaluate(
+        "(bar) => [...bar.querySelectorAll('.brand, .top-links > *')]"
+        ".map((item) => item.getBoundingClientRect())"
+        ".map((box) => ({y: box.y + box.height / 2}))")}
+    assert len(rows) == 1, f"the top bar wraps at 1280px: item centres at {sorted(rows)}"
+
+    organization = open_menu(page, "Organization")
+    for name in ("Members", "Invitations", "Data export", "Audit log", "SSO"):
+        expect(organization.get_by_role("link", name=name)).to_be_visible()
+    screenshot("top-bar-organization-menu")
+    own = open_menu(page, "ada@example.com")
+    expect(own.get_by_role("link", name="Two-factor")).to_be_visible()
+    expect(organization.get_by_role("link", name="Members")).to_be_hidden()
+    page.keyboard.press("Escape")
+    expect(own.get_by_role("link", name="Two-factor")).to_be_hidden()
+    expect(own.locator("summary")).to_be_focused()
+
+    open_menu(page, "Organization").get_by_role("link", name="Audit log").click()
+    expect(page.get_by_role("heading", name="Audit log")).to_be_visible()
 
 
 def test_another_organizations_app_is_the_not_found_page(page, service):

@@ -6,7 +6,7 @@ the `configure` capability is the not-allowed page for them."""
 import pytest
 
 from tests.browser.helpers import DESKTOP, SCREENSHOTS
-from tests.browser.steps import api_create_app, api_sign_up, expect, log_in
+from tests.browser.steps import api_create_app, api_sign_up, expect, log_in, open_menu
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
               pytest.mark.django_db(transaction=True)]
@@ -18,8 +18,7 @@ def test_an_invited_marketer_joins_and_is_refused_configuration(page, browser, s
     app_id = api_create_app(service, admin.token, name="Runner", package="com.acme.runner")
 
     log_in(page, admin)
-    page.get_by_role("navigation", name="Account").get_by_role(
-        "link", name="Invitations").click()
+    open_menu(page, "Organization").get_by_role("link", name="Invitations").click()
     expect(page.get_by_role("heading", name="Invitations")).to_be_visible()
     page.get_by_label("Email").fill("mia@example.com")
     page.get_by_label("Role").select_option("marketer")
@@ -48,8 +47,10 @@ def test_an_invited_marketer_joins_and_is_refused_configuration(page, browser, s
         account = invited.get_by_role("navigation", name="Account")
         expect(account.get_by_text("mia@example.com")).to_be_visible()
         expect(account.get_by_text("marketer", exact=True)).to_be_visible()
-        expect(account.get_by_role("link", name="Invitations")).to_have_count(0)
-        expect(account.get_by_role("link", name="Access tokens")).to_be_visible()
+        expect(account.get_by_text("Organization")).to_have_count(0)  # nothing in it is theirs
+        own = open_menu(invited, "mia@example.com")
+        expect(own.get_by_role("link", name="Access tokens")).to_be_visible()
+        expect(own.get_by_role("link", name="Invitations")).to_have_count(0)
 
         refused = invited.goto(f"{service.url}/console/apps/{app_id}/keys")
         assert refused.status == 403

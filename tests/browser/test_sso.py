@@ -7,7 +7,7 @@ import requests
 
 from accounts.models import User
 from tests.browser.helpers import stored
-from tests.browser.steps import api_sign_up, expect
+from tests.browser.steps import api_sign_up, expect, open_menu
 from tests.signin.helpers import CLIENT_ID, CLIENT_SECRET, mock_provider
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.postgres,
@@ -48,10 +48,10 @@ def test_the_sso_and_two_factor_pages_render_within_the_csp(page, service, scree
     page.get_by_label("Password").fill(admin.password)
     page.get_by_role("button", name="Log in").click()
 
-    page.get_by_role("link", name="SSO").click()
+    open_menu(page, "Organization").get_by_role("link", name="SSO").click()
     expect(page.get_by_role("heading", name="Single sign-on")).to_be_visible()
     screenshot("sso-settings")
-    page.get_by_role("link", name="Two-factor").click()
+    open_menu(page, admin.email).get_by_role("link", name="Two-factor").click()
     page.get_by_role("button", name="Set up two-factor").click()
     qr = page.get_by_role("img", name="QR code of your two-factor key")
     expect(qr).to_be_visible()

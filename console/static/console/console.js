@@ -62,6 +62,24 @@
     window.addEventListener("hashchange", markCurrentTab);
   }
 
+  // Menus (<details data-menu>): one open at a time, closed by a click elsewhere or Escape.
+  function closeMenus(except) {
+    document.querySelectorAll("details[data-menu][open]").forEach(function (menu) {
+      if (menu !== except) menu.removeAttribute("open");
+    });
+  }
+  document.addEventListener("click", function (event) {
+    closeMenus(event.target.closest("details[data-menu]"));
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var open = document.querySelector("details[data-menu][open]");
+    if (open) {
+      closeMenus(null);
+      open.querySelector("summary").focus();
+    }
+  });
+
   document.addEventListener("change", function (event) {
     var select = event.target.closest("[data-app-switcher] select");
     if (select && select.value) {
