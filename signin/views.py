@@ -22,6 +22,7 @@ from signin.serializers import (
     TwoFactorRuleOutput,
     TwoFactorStatusOutput,
 )
+from teams.authentication import LOGIN_NEEDED, NotByAccessToken
 
 SSO = inline_serializer("SsoAnswer", {"sso": SsoOutput(allow_null=True)})
 DONE = inline_serializer("SsoRemoved", {"success": serializers.BooleanField()})
@@ -79,6 +80,8 @@ class TwoFactorRuleView(OrganizationScopedView):
 
 class OtpView(OrganizationScopedView):
     capability = READ  # one's own enrolment
+    permission_classes = [*OrganizationScopedView.permission_classes, NotByAccessToken]
+    login_only = ("DELETE",)
 
     @extend_schema(operation_id="auth_otp_retrieve", responses={200: STATUS})
     def get(self, request):
@@ -86,7 +89,7 @@ class OtpView(OrganizationScopedView):
         return Response({"two_factor": TwoFactorStatusOutput(status).data})
 
     @extend_schema(operation_id="auth_otp_destroy", request=OtpOffInput, responses={
-        200: OFF, 403: _described(two_factor.STILL_REQUIRED),
+        200: OFF, 403: _described(f"{two_factor.STILL_REQUIRED} / {LOGIN_NEEDED}"),
         409: _described(two_factor.NOT_ON)})
     def delete(self, request):
         proof = _valid(OtpOffInput, request.data)
@@ -97,18 +100,23 @@ class OtpView(OrganizationScopedView):
 
 class OtpEnrolView(OrganizationScopedView):
     capability = READ
+    permission_classes = [*OrganizationScopedView.permission_classes, NotByAccessToken]
+    login_only = ("POST",)
 
     @extend_schema(operation_id="auth_otp_enrol", request=None, responses={
-        200: EnrolmentOutput, 409: _described(two_factor.ALREADY_ON)})
+        200: EnrolmentOutput, 403: _described(LOGIN_NEEDED),
+        409: _described(two_factor.ALREADY_ON)})
     def post(self, request):
         return Response(EnrolmentOutput(two_factor.totp_enrol(user=request.user)).data)
 
 
 class OtpConfirmView(OrganizationScopedView):
     capability = READ
+    permission_classes = [*OrganizationScopedView.permission_classes, NotByAccessToken]
+    login_only = ("POST",)
 
     @extend_schema(operation_id="auth_otp_confirm", request=OtpInput, responses={
-        200: RecoveryCodesOutput,
+        200: RecoveryCodesOutput, 403: _described(LOGIN_NEEDED),
         409: _described(f"{two_factor.ALREADY_ON} / {two_factor.NOT_ENROLLING}")})
     def post(self, request):
         codes = two_factor.totp_confirm(user=request.user, now=timezone.now(),

@@ -18,6 +18,7 @@ from attribution_site import audit_trail
 from attribution_site.capabilities import ADMINISTER, READ
 from teams import access_tokens, invitations, sending
 from teams.accept_limits import invitation_accept_limited
+from teams.authentication import LOGIN_NEEDED, NotByAccessToken
 from teams.serializers import (
     AcceptInput,
     AccessTokenCreated,
@@ -81,6 +82,8 @@ class InvitationAcceptView(APIView):
 
 class AccessTokenListView(OrganizationScopedView):
     capability = READ  # every role: a person's own tokens
+    permission_classes = [*OrganizationScopedView.permission_classes, NotByAccessToken]
+    login_only = ("POST",)
 
     @extend_schema(operation_id="auth_tokens_list", responses={200: inline_serializer(
         "AccessTokenList", {"access_tokens": AccessTokenOutput(many=True)})})
@@ -89,7 +92,8 @@ class AccessTokenListView(OrganizationScopedView):
         return Response({"access_tokens": AccessTokenOutput(mine, many=True).data})
 
     @extend_schema(operation_id="auth_tokens_create", request=AccessTokenInput,
-                   responses={201: AccessTokenCreated})
+                   responses={201: AccessTokenCreated,
+                              403: OpenApiResponse(description=LOGIN_NEEDED)})
     def post(self, request):
         payload = AccessTokenInput(data=request.data)
         payload.is_valid(raise_exception=True)

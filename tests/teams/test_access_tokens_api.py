@@ -172,3 +172,30 @@ def test_making_and_deleting_tokens_is_in_the_audit_log_without_the_token(market
     assert created.changes == {"name": "export", "expires_in_days": 7}
     assert Entry.objects.get(action="access_tokens.delete").target == made["access_token"]["id"]
     assert not Entry.objects.filter(changes__icontains=made["token"]).exists()
+
+
+def test_a_token_cannot_make_tokens_but_lists_and_deletes_them(marketer_api):
+    made = make_token(marketer_api, "script")
+    script = bearer(made["token"])
+
+    refused = script.post(TOKENS, {"name": "longer", "expires_in_days": 365}, format="json")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "FORBIDDEN"
+    assert "cannot make access tokens" in refused.json()["error"]["message"]
+    assert AccessToken.objects.count() == 1
+    assert [t["name"] for t in script.get(TOKENS).json()["data"]["access_tokens"]] == ["script"]
+    assert script.delete(f"{TOKENS}/{made['access_token']['id']}").status_code == 200
+    assert AccessToken.objects.count() == 0
+
+
+def test_a_token_cannot_enrol_confirm_or_switch_off_two_factor(marketer_api, marketer):
+    script = bearer(make_token(marketer_api)["token"])
+    assert script.get("/api/v1/auth/otp").status_code == 200  # reading is fine
+    for method, path, body in (("post", "/api/v1/auth/otp/enrol", None),
+                               ("post", "/api/v1/auth/otp/confirm", {"otp": "123456"}),
+                               ("delete", "/api/v1/auth/otp", {"password": "x"})):
+        refused = getattr(script, method)(path, body, format="json")
+        assert refused.status_code == 403, path
+        assert "change two-factor" in refused.json()["error"]["message"], path
+    marketer.refresh_from_db()
+    assert marketer_api.get("/api/v1/auth/otp").json()["data"]["two_factor"]["enabled"] is False
